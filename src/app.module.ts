@@ -1,0 +1,58 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { EVENT_STORE } from './infrastructure/event-store/event-store.port';
+import { AllExceptionsFilter } from './infrastructure/http/all-exceptions.filter';
+import { DecodePipe } from './infrastructure/http/decode/decode.pipe';
+import { ReadYourWritesInterceptor } from './infrastructure/http/read-your-writes.interceptor';
+import { READ_STORE } from './infrastructure/read-store/read-store.port';
+import { CLOCK, systemClock } from './shared/clock';
+import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authenticator';
+import { AuthGuard } from './modules/auth/authentication/auth.guard';
+import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthController } from './modules/operations/health.controller';
+import { RUNTIME, Runtime } from './runtime';
+
+/** The stores and cross-cutting HTTP behaviour, shared by every feature module. */
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRuntime(runtime: Runtime): DynamicModule {
+    return {
+      module: InfrastructureModule,
+      providers: [
+        { provide: RUNTIME, useValue: runtime },
+        { provide: EVENT_STORE, useValue: runtime.eventStore },
+        { provide: READ_STORE, useValue: runtime.readStore },
+        { provide: CLOCK, useValue: systemClock },
+      ],
+      exports: [RUNTIME, EVENT_STORE, READ_STORE, CLOCK],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRuntime(runtime: Runtime): DynamicModule {
+    const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
+    return {
+      module: AppModule,
+      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_PIPE, useClass: DecodePipe },
+        { provide: APP_FILTER, useValue: new AllExceptionsFilter(runtime.logger) },
+        {
+          provide: APP_GUARD,
+          useFactory: (reflector: Reflector) => new AuthGuard(reflector, new ApiKeyAuthenticator(runtime.readStore), oauth),
+          inject: [Reflector],
+        },
+        {
+          provide: APP_INTERCEPTOR,
+          useValue: new ReadYourWritesInterceptor(runtime.projections, runtime.config.readYourWritesTimeoutMs, runtime.logger),
+        },
+      ],
+    };
+  }
+}

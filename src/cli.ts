@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { ConfigError, isOrganizationId, loadConfig } from './config';
+import { JsonLogger } from './infrastructure/logging/json-logger';
+import { closeOnSignals, startServer } from './main';
+import { issueApiKey } from './modules/auth/api-keys/api-key-issuer';
+import { ensureOrganization } from './modules/auth/organizations/organization';
+import { closeRuntime, openEventStore, openRuntime } from './runtime';
+import { isPermission, Permission, PERMISSIONS } from './shared/permissions';
+
+const USAGE = `Usage: assay <command>
+
+  serve                                   serve the API (HOST, PORT, ASSAY_DATA_DIR, ...)
+  keys create --org ORG --permissions P1,P2 [--name NAME]
+                                          issue an API key; the key is the last line printed
+  projections rebuild                     drop the read models and replay the event log
+
+Permissions: ${PERMISSIONS.join(', ')}`;
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string>;
+
+function parseFlags(args: string[]): Flags {
+  const flags: Flags = {};
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index];
+    if (!arg.startsWith('--')) throw new UsageError(`Unexpected argument "${arg}".`);
+    const [name, inline] = arg.slice(2).split('=', 2);
+    const value = inline ?? args[++index];
+    if (value === undefined) throw new UsageError(`--${name} needs a value.`);
+    flags[name] = value;
+  }
+  return flags;
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = new JsonLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  closeOnSignals(server, logger);
+}
+
+async function createKey(flags: Flags): Promise<void> {
+  const organization = flags.org;
+  if (!organization || !isOrganizationId(organization)) {
+    throw new UsageError('--org is required: lower-case letters, digits, "-" and "_".');
+  }
+  const permissions = (flags.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = permissions.filter((p) => !isPermission(p));
+  if (permissions.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--permissions must list known permissions${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`);
+  }
+  const config = loadConfig();
+  const eventStore = await openEventStore(config);
+  try {
+    const now = new Date();
+    const metadata = { organization, actor: 'system:cli', correlationId: `cli-${now.getTime()}`, causationId: `cli-${now.getTime()}` };
+    await ensureOrganization(eventStore, organization, now, metadata);
+    const issued = await issueApiKey(eventStore, {
+      organization,
+      name: flags.name ?? 'cli key',
+      permissions: [...new Set(permissions)] as Permission[],
+      now,
+      metadata,
+    });
+    process.stdout.write(`Issued API key ${issued.id} for organization ${organization} (${issued.permissions.join(', ')}).\n`);
+    process.stdout.write('It is shown only now; store it safely.\n');
+    process.stdout.write(`${issued.key}\n`);
+  } finally {
+    await eventStore.close();
+  }
+}
+
+async function rebuildProjections(): Promise<void> {
+  const config = loadConfig();
+  const logger = new JsonLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  try {
+    await runtime.readStore.dropAll();
+    logger.info('read models dropped; replaying the event log', { head: await runtime.eventStore.headPosition() });
+    await runtime.projections.start();
+    for (const name of await runtime.readStore.collectionNames()) {
+      const documents = await runtime.readStore.collection(name).count({});
+      logger.info('rebuilt collection', { collection: name, documents });
+    }
+    if (!config.mongodbUrl) {
+      logger.info('the embedded read store lives in memory: a running server rebuilds it at every start');
+    }
+  } finally {
+    await closeRuntime(runtime);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, subcommand, ...rest] = argv;
+  if (command === 'serve') return serve();
+  if (command === 'keys' && subcommand === 'create') return createKey(parseFlags(rest));
+  if (command === 'projections' && subcommand === 'rebuild') return rebuildProjections();
+  if (command === undefined || command === 'help' || command === '--help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  throw new UsageError(`Unknown command "${[command, subcommand].filter(Boolean).join(' ')}".`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+  else if (error instanceof ConfigError) process.stderr.write(`Configuration error: ${error.message}\n`);
+  else process.stderr.write(`assay failed: ${(error as Error).message ?? String(error)}\n`);
+  process.exit(error instanceof UsageError ? 64 : 1);
+});

@@ -1,0 +1,147 @@
+import * as path from 'node:path';
+
+/**
+ * The service's configuration, read from the environment once at start and validated there:
+ * a bad value stops the start with a message that names the variable and says what to change.
+ */
+export interface AssayConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  eventStoreUrl: string | null;
+  mongodbUrl: string | null;
+  initOrg: string | null;
+  initApiKey: string | null;
+  masterKey: Buffer | null;
+  oauth: OAuthConfig | null;
+  maxBodyBytes: number;
+  /** How long a command waits for its own writes to reach the read models before answering. */
+  readYourWritesTimeoutMs: number;
+  logLevel: LogLevel;
+}
+
+export interface OAuthConfig {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  organizationClaim: string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Default body limit: 100 cases with 1,000,000-character prepare sources, with room to spare. */
+export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): AssayConfig {
+  return {
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(text(env, 'ASSAY_DATA_DIR') ?? './data'),
+    eventStoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'eventstoredb:']),
+    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
+    ...initialKey(env),
+    masterKey: masterKey(env),
+    oauth: oauth(env),
+    maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, 2 ** 31 - 1),
+    readYourWritesTimeoutMs: integer(env, 'ASSAY_READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60000),
+    logLevel: logLevel(env),
+  };
+}
+
+function text(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = text(env, name);
+  if (value === null) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${max}.`);
+  }
+  return Number(value);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const value = text(env, name);
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not a URL; expected for example ${protocols[0]}//localhost.`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `the scheme must be one of ${protocols.map((p) => p + '//').join(', ')}.`);
+  }
+  return value;
+}
+
+const ORGANIZATION_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** Organization ids: lower-case letters, digits, `-` and `_`, up to 63 characters. */
+export function isOrganizationId(value: string): boolean {
+  return ORGANIZATION_PATTERN.test(value);
+}
+
+function initialKey(env: Env): Pick<AssayConfig, 'initOrg' | 'initApiKey'> {
+  const initOrg = text(env, 'ASSAY_INIT_ORG');
+  const initApiKey = text(env, 'ASSAY_INIT_API_KEY');
+  if ((initOrg === null) !== (initApiKey === null)) {
+    const missing = initOrg === null ? 'ASSAY_INIT_ORG' : 'ASSAY_INIT_API_KEY';
+    throw new ConfigError(missing, 'ASSAY_INIT_ORG and ASSAY_INIT_API_KEY must be set together.');
+  }
+  if (initOrg !== null && !isOrganizationId(initOrg)) {
+    throw new ConfigError('ASSAY_INIT_ORG', 'use lower-case letters, digits, "-" and "_" (at most 63).');
+  }
+  if (initApiKey !== null && (initApiKey.length < 20 || initApiKey.length > 256 || /\s/.test(initApiKey))) {
+    throw new ConfigError('ASSAY_INIT_API_KEY', 'use 20 to 256 characters without spaces (a high-entropy secret).');
+  }
+  return { initOrg, initApiKey };
+}
+
+function masterKey(env: Env): Buffer | null {
+  const value = text(env, 'ASSAY_MASTER_KEY');
+  if (value === null) return null;
+  const key = Buffer.from(value, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== value.replace(/=+$/, '')) {
+    throw new ConfigError('ASSAY_MASTER_KEY', 'must be 32 bytes in base64 (for example: openssl rand -base64 32).');
+  }
+  return key;
+}
+
+function oauth(env: Env): OAuthConfig | null {
+  const jwksUrl = text(env, 'ASSAY_OAUTH_JWKS_URL');
+  if (jwksUrl === null) return null;
+  try {
+    if (!['http:', 'https:'].includes(new URL(jwksUrl).protocol)) throw new Error('scheme');
+  } catch {
+    throw new ConfigError('ASSAY_OAUTH_JWKS_URL', `"${jwksUrl}" is not an http(s) URL.`);
+  }
+  const issuer = text(env, 'ASSAY_OAUTH_ISSUER');
+  if (issuer === null) throw new ConfigError('ASSAY_OAUTH_ISSUER', 'is required when ASSAY_OAUTH_JWKS_URL is set.');
+  const audience = text(env, 'ASSAY_OAUTH_AUDIENCE');
+  if (audience === null) throw new ConfigError('ASSAY_OAUTH_AUDIENCE', 'is required when ASSAY_OAUTH_JWKS_URL is set.');
+  return { jwksUrl, issuer, audience, organizationClaim: text(env, 'ASSAY_OAUTH_ORG_CLAIM') ?? 'org_id' };
+}
+
+function logLevel(env: Env): LogLevel {
+  const value = text(env, 'ASSAY_LOG_LEVEL') ?? 'info';
+  const levels: LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+  if (!levels.includes(value as LogLevel)) {
+    throw new ConfigError('ASSAY_LOG_LEVEL', `"${value}" is not one of ${levels.join(', ')}.`);
+  }
+  return value as LogLevel;
+}

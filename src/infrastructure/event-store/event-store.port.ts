@@ -1,0 +1,124 @@
+/**
+ * The EventStore port. Its semantics mirror EventStoreDB's, so the embedded SQLite adapter and
+ * the EventStoreDB adapter are interchangeable and pass one contract suite
+ * (event-store.contract.ts).
+ */
+
+/** Who caused an event and why: the audit trail carried by every stored event. */
+export interface EventMetadata {
+  organization: string;
+  /** API key id, OAuth subject, or `system:<component>` for the service itself. */
+  actor: string;
+  /** The HTTP request (or CLI invocation) that led to the event. */
+  correlationId: string;
+  /** The id of the event that caused this one, or the correlation id for a request. */
+  causationId: string;
+  [extra: string]: unknown;
+}
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** A UUID. Appending the same ids to the same stream again adds nothing. */
+  id: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+  streamName: string;
+  /** Revision inside its stream, from 0. */
+  revision: number;
+  /** Global position in `$all`: strictly increasing, not necessarily contiguous. */
+  position: number;
+  /** ISO-8601 UTC with milliseconds, set by the store. */
+  createdAt: string;
+}
+
+/**
+ * `no_stream`: the stream must not exist. `stream_exists`: it must exist. `any`: no check.
+ * A number: the stream's current last revision must be exactly that.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | 'stream_exists' | number;
+
+export interface AppendResult {
+  /** The stream's last revision after the append (the revision to expect next time). */
+  nextExpectedRevision: number;
+  /** Global position of the last event of the append. */
+  position: number;
+}
+
+export type Direction = 'forwards' | 'backwards';
+
+export interface ReadStreamOptions {
+  direction?: Direction;
+  /** Inclusive. Defaults to the first revision forwards and the last one backwards. */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  direction?: Direction;
+  /**
+   * Exclusive: events strictly after this position (forwards) or strictly before it
+   * (backwards). Omit it to start at the beginning (forwards) or the end (backwards).
+   */
+  after?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeToAllOptions {
+  /** Exclusive; omit it to start from the beginning of the log. */
+  after?: number;
+}
+
+/**
+ * A catch-up subscription: it delivers the stored events after the start position, then goes
+ * live and keeps delivering new events, in position order, with no gap and no repeat.
+ * The iterator ends when `close()` is called.
+ */
+export interface AllSubscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** An absent stream reads as an empty array. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options?: SubscribeToAllOptions): AllSubscription;
+  /** The position of the newest event in the log, or -1 when it is empty. */
+  headPosition(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const EVENT_STORE = Symbol('EventStore');
+
+/** The typed error of an append whose expected revision did not hold. */
+export class WrongExpectedVersion extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's actual last revision, or -1 when it does not exist. */
+    readonly actual: number,
+  ) {
+    super(`Stream "${stream}" was expected at revision ${String(expected)} but is at ${actual}.`);
+    this.name = 'WrongExpectedVersion';
+  }
+}
+
+/** Raised when the same event ids are re-appended only partly (some ids new, some stored). */
+export class IdempotencyViolation extends Error {
+  constructor(readonly stream: string) {
+    super(`Some, but not all, of the events appended to "${stream}" were already stored.`);
+    this.name = 'IdempotencyViolation';
+  }
+}
+
+/** `$`-prefixed streams belong to the store itself; domain code never writes them. */
+export function isSystemStream(stream: string): boolean {
+  return stream.startsWith('$');
+}

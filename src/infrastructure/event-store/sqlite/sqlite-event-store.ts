@@ -1,0 +1,309 @@
+import Database from 'better-sqlite3';
+import {
+  AllSubscription,
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  IdempotencyViolation,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeToAllOptions,
+  WrongExpectedVersion,
+} from '../event-store.port';
+
+export interface SqliteEventStoreOptions {
+  /** How often an idle subscription looks for events appended by other processes or instances. */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 50;
+/** The CLI appends API keys while the server runs: a writer waits for the other one's commit. */
+const BUSY_TIMEOUT_MS = 5_000;
+const SUBSCRIPTION_PAGE_SIZE = 500;
+/** SQLite reads a negative LIMIT as "no limit". */
+const NO_LIMIT = -1;
+const NO_STREAM_REVISION = -1;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position   INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT    NOT NULL,
+    stream     TEXT    NOT NULL,
+    revision   INTEGER NOT NULL,
+    type       TEXT    NOT NULL,
+    data       TEXT    NOT NULL,
+    metadata   TEXT    NOT NULL,
+    created_at TEXT    NOT NULL,
+    UNIQUE (stream, revision)
+  );
+  CREATE INDEX IF NOT EXISTS events_by_id ON events (id);
+`;
+
+interface EventRow {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created_at: string;
+}
+
+type StreamTip = Pick<EventRow, 'revision' | 'position'>;
+
+function openDatabase(filePath: string): Database.Database {
+  const db = new Database(filePath);
+  // busy_timeout first: switching to WAL itself needs a lock another process may hold.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma('journal_mode = WAL');
+  // FULL syncs the WAL on every commit, so an acknowledged append survives power loss too.
+  db.pragma('synchronous = FULL');
+  db.exec(SCHEMA);
+  return db;
+}
+
+function prepareStatements(db: Database.Database) {
+  const select = 'SELECT position, id, stream, revision, type, data, metadata, created_at FROM events';
+  return {
+    streamTip: db.prepare<[string], StreamTip>(
+      'SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1',
+    ),
+    // No ORDER BY: it would tempt the planner into scanning the stream instead of the id index,
+    // which already yields the earliest position first.
+    firstRevisionOfId: db.prepare<[string, string], StreamTip>(
+      'SELECT revision, position FROM events WHERE id = ? AND stream = ? LIMIT 1',
+    ),
+    eventAt: db.prepare<[string, number], Pick<EventRow, 'id' | 'position'>>(
+      'SELECT id, position FROM events WHERE stream = ? AND revision = ?',
+    ),
+    insert: db.prepare<[string, string, number, string, string, string, string]>(
+      'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    streamForwards: db.prepare<[string, number, number], EventRow>(
+      `${select} WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
+    ),
+    streamBackwards: db.prepare<[string, number, number], EventRow>(
+      `${select} WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+    ),
+    allForwards: db.prepare<[number, number], EventRow>(`${select} WHERE position > ? ORDER BY position ASC LIMIT ?`),
+    allBackwards: db.prepare<[number, number], EventRow>(`${select} WHERE position < ? ORDER BY position DESC LIMIT ?`),
+    head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    streamName: row.stream,
+    revision: row.revision,
+    position: row.position,
+    createdAt: row.created_at,
+  };
+}
+
+function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === NO_STREAM_REVISION;
+    case 'stream_exists':
+      return actual !== NO_STREAM_REVISION;
+    default:
+      return expected === actual;
+  }
+}
+
+/** The embedded event store: one SQLite file, shared safely by the server and the CLI. */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly statements: Statements;
+  private readonly subscriptions = new Set<SqliteAllSubscription>();
+  private readonly pollIntervalMs: number;
+  private readonly appendInTransaction: Database.Transaction<
+    (stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendOutcome
+  >;
+
+  constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
+    this.db = openDatabase(filePath);
+    this.statements = prepareStatements(this.db);
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.appendInTransaction = this.db.transaction((stream, events, expected) =>
+      this.appendWithinTransaction(stream, events, expected),
+    );
+  }
+
+  static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
+    return new SqliteEventStore(filePath, options);
+  }
+
+  async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    // IMMEDIATE takes the write lock up front: the revision check and the inserts see one state,
+    // and positions are handed out in commit order, so readers never see N+1 before N.
+    const outcome = this.appendInTransaction.immediate(stream, events, expectedRevision);
+    if (outcome.appended) this.wakeSubscriptions();
+    return outcome.result;
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? NO_LIMIT;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.streamBackwards.all(stream, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
+        : this.statements.streamForwards.all(stream, options.fromRevision ?? 0, limit);
+    return rows.map(toRecordedEvent);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? NO_LIMIT;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.allBackwards.all(options.after ?? Number.MAX_SAFE_INTEGER, limit)
+        : this.statements.allForwards.all(options.after ?? -1, limit);
+    return rows.map(toRecordedEvent);
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
+    if (!this.db.open) throw new Error('The SQLite event store is closed.');
+    const subscription = new SqliteAllSubscription(
+      (after) => this.statements.allForwards.all(after, SUBSCRIPTION_PAGE_SIZE).map(toRecordedEvent),
+      options.after ?? -1,
+      this.pollIntervalMs,
+      () => this.subscriptions.delete(subscription),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<number> {
+    return this.statements.head.get()?.head ?? -1;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    if (this.db.open) this.db.close();
+  }
+
+  private appendWithinTransaction(stream: string, events: NewEvent[], expected: ExpectedRevision): AppendOutcome {
+    const earlier = this.findEarlierAppend(stream, events);
+    if (earlier) return { appended: false, result: earlier };
+    const tip = this.statements.streamTip.get(stream);
+    const actual = tip?.revision ?? NO_STREAM_REVISION;
+    if (!expectationHolds(expected, actual)) throw new WrongExpectedVersion(stream, expected, actual);
+    const createdAt = new Date().toISOString();
+    let position = tip?.position ?? -1;
+    events.forEach((event, index) => {
+      const inserted = this.statements.insert.run(
+        event.id,
+        stream,
+        actual + 1 + index,
+        event.type,
+        JSON.stringify(event.data ?? null),
+        JSON.stringify(event.metadata),
+        createdAt,
+      );
+      position = Number(inserted.lastInsertRowid);
+    });
+    return { appended: events.length > 0, result: { nextExpectedRevision: actual + events.length, position } };
+  }
+
+  /**
+   * A retried append: when the first id is already in the stream, the whole batch must be there,
+   * consecutively, and the original result is returned whatever revision the caller expected now.
+   */
+  private findEarlierAppend(stream: string, events: NewEvent[]): AppendResult | undefined {
+    if (events.length === 0) return undefined;
+    const first = this.statements.firstRevisionOfId.get(events[0].id, stream);
+    if (!first) return undefined;
+    let position = first.position;
+    for (let index = 1; index < events.length; index++) {
+      const stored = this.statements.eventAt.get(stream, first.revision + index);
+      if (stored?.id !== events[index].id) throw new IdempotencyViolation(stream);
+      position = stored.position;
+    }
+    return { nextExpectedRevision: first.revision + events.length - 1, position };
+  }
+
+  private wakeSubscriptions(): void {
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+}
+
+interface AppendOutcome {
+  appended: boolean;
+  result: AppendResult;
+}
+
+/**
+ * Pages through the log after its cursor, then waits for news: an append through the same store
+ * wakes it at once; appends by other processes are noticed by polling the file.
+ */
+class SqliteAllSubscription implements AllSubscription {
+  private readonly buffered: RecordedEvent[] = [];
+  private closed = false;
+  private wakeWaiter: (() => void) | undefined;
+
+  constructor(
+    private readonly readPage: (after: number) => RecordedEvent[],
+    private cursor: number,
+    private readonly pollIntervalMs: number,
+    private readonly onClose: () => void,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        await this.close();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  wake(): void {
+    this.wakeWaiter?.();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.wake();
+    this.onClose();
+  }
+
+  private async next(): Promise<IteratorResult<RecordedEvent>> {
+    while (!this.closed) {
+      const event = this.buffered.shift() ?? this.fetchPage();
+      if (event) return { done: false, value: event };
+      await this.waitForNews();
+    }
+    return { done: true, value: undefined };
+  }
+
+  private fetchPage(): RecordedEvent | undefined {
+    const page = this.readPage(this.cursor);
+    if (page.length === 0) return undefined;
+    this.cursor = page[page.length - 1].position;
+    this.buffered.push(...page);
+    return this.buffered.shift();
+  }
+
+  private waitForNews(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(), this.pollIntervalMs);
+      this.wakeWaiter = () => {
+        clearTimeout(timer);
+        this.wakeWaiter = undefined;
+        resolve();
+      };
+    });
+  }
+}

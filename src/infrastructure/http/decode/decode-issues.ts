@@ -1,0 +1,114 @@
+import type { ValidationError } from 'class-validator';
+import { EACH_ELEMENT, ElementFailure } from './each-element';
+
+/** The spec's error issue tags. */
+export type IssueTag =
+  | 'Pointer'
+  | 'Unexpected'
+  | 'Missing'
+  | 'Composite'
+  | 'Refinement'
+  | 'Transformation'
+  | 'Type'
+  | 'Forbidden';
+
+export interface DecodeIssue {
+  _tag: IssueTag;
+  path: Array<string | number>;
+  message: string;
+}
+
+/** Constraints that say the value has the wrong type, as opposed to a broken bound or pattern. */
+const TYPE_CONSTRAINTS = new Set([
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isObject',
+  'isArray',
+  'isEnum',
+  'isIn',
+  'equals',
+  'nestedValidation',
+  'isStringRecord',
+  'isPlainObject',
+]);
+
+/** Custom constraints raised by this project's own validators, by tag. */
+const TAGGED_CONSTRAINTS: Record<string, IssueTag> = {
+  whitelistValidation: 'Unexpected',
+  composite: 'Composite',
+  unexpectedProperty: 'Unexpected',
+};
+
+/**
+ * Turns class-validator's error tree into the spec's flat issue list, with paths of keys and
+ * numeric indexes. One issue per path: the most fundamental problem there (a missing value
+ * before a wrong type, a wrong type before a broken bound).
+ */
+export function toDecodeIssues(errors: ValidationError[], parentPath: Array<string | number> = []): DecodeIssue[] {
+  const issues: DecodeIssue[] = [];
+  for (const error of errors) {
+    const path = [...parentPath, pathKey(error.property)];
+    const constraints = error.constraints ?? {};
+    const names = Object.keys(constraints);
+    if (constraints[EACH_ELEMENT] && names.length === 1) issues.push(...elementIssues(error, path, constraints[EACH_ELEMENT]));
+    else if (names.length > 0) issues.push(issueFor(error, path, names.filter((n) => n !== EACH_ELEMENT), constraints));
+    if (error.children && error.children.length > 0) {
+      issues.push(...toDecodeIssues(error.children, path));
+    }
+  }
+  return issues;
+}
+
+function elementIssues(error: ValidationError, path: Array<string | number>, encoded: string): DecodeIssue[] {
+  const failure = JSON.parse(encoded) as ElementFailure;
+  const elements = error.value as unknown[];
+  return failure.indexes.map((index) => ({
+    _tag: elements[index] === null || typeof elements[index] !== 'string' ? 'Type' : failure.tag,
+    path: [...path, index],
+    message: `${failure.message}, actual ${describe(elements[index])}`,
+  }));
+}
+
+function pathKey(property: string): string | number {
+  // class-validator names array elements by their index as a string.
+  return /^(0|[1-9]\d*)$/.test(property) ? Number(property) : property;
+}
+
+function issueFor(
+  error: ValidationError,
+  path: Array<string | number>,
+  names: string[],
+  constraints: Record<string, string>,
+): DecodeIssue {
+  const tagged = names.find((name) => TAGGED_CONSTRAINTS[name]);
+  if (tagged) return { _tag: TAGGED_CONSTRAINTS[tagged], path, message: constraints[tagged] };
+  if (error.value === undefined) return { _tag: 'Missing', path, message: 'is missing' };
+  const typeName = names.find((name) => TYPE_CONSTRAINTS.has(name));
+  if (typeName) return { _tag: 'Type', path, message: typeMessage(typeName, constraints[typeName], error.value) };
+  return { _tag: 'Refinement', path, message: names.map((name) => constraints[name]).join('; ') };
+}
+
+function typeMessage(name: string, message: string, value: unknown): string {
+  const actual = describe(value);
+  if (name === 'nestedValidation') return `Expected an object, actual ${actual}`;
+  return `${message}, actual ${actual}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** A one-line summary of the issues for the error's `message`. */
+export function summarizeIssues(issues: DecodeIssue[]): string {
+  const shown = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map((key) => `[${JSON.stringify(key)}]`).join('') || 'body'}: ${issue.message}`);
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+  return `The request body does not match the expected schema. ${shown.join('; ')}${more}`;
+}

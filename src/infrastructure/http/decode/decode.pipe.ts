@@ -1,0 +1,47 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { DecodeIssue, summarizeIssues, toDecodeIssues } from './decode-issues';
+
+const STRICT = Symbol('forbidUnknownProperties');
+
+/**
+ * Marks a request DTO whose schema forbids extras: an unknown property anywhere in the body is
+ * an `Unexpected` issue. Other bodies drop unknown properties.
+ */
+export function ForbidUnknownProperties(): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(STRICT, true, target);
+  };
+}
+
+/** The 400 `HttpApiDecodeError` of the spec: the body did not match the operation's schema. */
+export class DecodeError extends Error {
+  constructor(readonly issues: DecodeIssue[]) {
+    super(summarizeIssues(issues));
+    this.name = 'HttpApiDecodeError';
+  }
+}
+
+/** Decodes every `@Body()` into its DTO class with class-validator, once for all endpoints. */
+@Injectable()
+export class DecodePipe implements PipeTransform {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const dto = metadata.metatype;
+    if (metadata.type !== 'body' || !dto || dto === Object) return value;
+    const body = value === undefined || value === null || value === '' ? {} : value;
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new DecodeError([{ _tag: 'Type', path: [], message: 'Expected a JSON object as the request body' }]);
+    }
+    const instance = plainToInstance(dto, body, { exposeDefaultValues: true }) as object;
+    const strict = Reflect.getMetadata(STRICT, dto) === true;
+    const errors = await validate(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: strict,
+      forbidUnknownValues: false,
+      validationError: { target: false, value: true },
+    });
+    if (errors.length > 0) throw new DecodeError(toDecodeIssues(errors));
+    return instance;
+  }
+}

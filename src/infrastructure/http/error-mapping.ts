@@ -1,0 +1,91 @@
+import { HttpException, NotFoundException } from '@nestjs/common';
+import { DomainError } from '../../shared/errors';
+import { DecodeError } from './decode/decode.pipe';
+import type { DecodeIssue } from './decode/decode-issues';
+import { knownOperationPaths } from './operation.decorator';
+
+/** An error body in the spec's shape. */
+export interface ErrorBody {
+  _tag: string;
+  message: string;
+  issues?: DecodeIssue[];
+}
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  /** True when the error is the service's own fault and must be logged in full. */
+  unexpected: boolean;
+}
+
+/** GET endpoints outside the /v1 operations. */
+const GET_PATHS = new Set(['/health', '/ready']);
+
+/** The one place where errors become HTTP answers. No stack trace or internal detail leaks. */
+export function mapError(error: unknown, method: string, url: string): MappedError {
+  if (error instanceof DomainError) return expected(error.status, error.tag, error.message);
+  if (error instanceof DecodeError) {
+    return { status: 400, body: { _tag: 'HttpApiDecodeError', message: error.message, issues: error.issues }, unexpected: false };
+  }
+  if (error instanceof NotFoundException) return routeNotFound(method, url);
+  if (error instanceof HttpException) return fromHttpException(error);
+  const fastifyError = fromFastifyError(error);
+  if (fastifyError) return fastifyError;
+  return {
+    status: 500,
+    body: { _tag: 'InternalError', message: 'The service failed to handle this request. It has been logged; retry, and report the correlation id if it persists.' },
+    unexpected: true,
+  };
+}
+
+function expected(status: number, tag: string, message: string): MappedError {
+  return { status, body: { _tag: tag, message }, unexpected: false };
+}
+
+function routeNotFound(method: string, url: string): MappedError {
+  const path = url.split('?')[0];
+  if (knownOperationPaths().has(path) && method !== 'POST') {
+    return expected(405, 'MethodNotAllowed', `Use POST for ${path}: every operation takes a JSON body by POST.`);
+  }
+  if (GET_PATHS.has(path) && method !== 'GET') {
+    return expected(405, 'MethodNotAllowed', `Use GET for ${path}.`);
+  }
+  return expected(
+    404,
+    'NotFound',
+    `There is no operation at ${path}. Operations are POST /v1/<area>.<resource>.<operation>.`,
+  );
+}
+
+function fromHttpException(error: HttpException): MappedError {
+  const status = error.getStatus();
+  if (status === 413) return payloadTooLarge();
+  const tags: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 409: 'Conflict' };
+  if (status < 500 && tags[status]) return expected(status, tags[status], error.message);
+  if (status < 500) return expected(400, 'BadRequest', error.message);
+  return { status: 500, body: { _tag: 'InternalError', message: 'The service failed to handle this request.' }, unexpected: true };
+}
+
+function payloadTooLarge(): MappedError {
+  return expected(400, 'BadRequest', 'The request body is larger than this server accepts (ASSAY_MAX_BODY_BYTES). Send a smaller body.');
+}
+
+/** Errors raised by Fastify itself before a handler runs: body parsing and content types. */
+function fromFastifyError(error: unknown): MappedError | null {
+  if (!error || typeof error !== 'object' || !('code' in error)) return null;
+  const code = String((error as { code: unknown }).code);
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return expected(400, 'BadRequest', 'Send the request body as JSON with the header Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return expected(400, 'BadRequest', 'The request body is empty; send a JSON object ({} when the operation takes no input).');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'ASSAY_MALFORMED_JSON':
+      return expected(400, 'BadRequest', `The request body is not valid JSON: ${String((error as { message?: unknown }).message)}`);
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { newId } from '../../shared/ids';
+import type { JsonLogger } from '../logging/json-logger';
+import { sendError } from './all-exceptions.filter';
+import type { AssayRequest } from './operation.decorator';
+
+const CORRELATION_HEADER = 'x-correlation-id';
+const CORRELATION_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+class MalformedJson extends Error {
+  readonly code = 'ASSAY_MALFORMED_JSON';
+  readonly statusCode = 400;
+}
+
+class UnsupportedContentType extends Error {
+  readonly code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+  readonly statusCode = 400;
+}
+
+/**
+ * What Nest does not decide: how bodies are parsed (JSON only, bounded), the correlation id of
+ * each request, one structured log line per request, and errors raised before a handler runs.
+ */
+export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, maxBodyBytes: number): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new MalformedJson((error as Error).message), undefined);
+    }
+  });
+  fastify.addContentTypeParser('*', (request, _payload, done) => {
+    done(new UnsupportedContentType(`Unsupported content type ${request.headers['content-type']}`), undefined);
+  });
+
+  fastify.addHook('onRequest', async (request: FastifyRequest & Partial<AssayRequest>, reply: FastifyReply) => {
+    const given = request.headers[CORRELATION_HEADER];
+    request.correlationId = typeof given === 'string' && CORRELATION_PATTERN.test(given) ? given : newId('req');
+    request.startedAt = performance.now();
+    request.operation = operationOf(request.url);
+    void reply.header(CORRELATION_HEADER, request.correlationId);
+  });
+
+  fastify.addHook('onResponse', async (request: FastifyRequest & Partial<AssayRequest>, reply: FastifyReply) => {
+    logger.info('request', {
+      correlationId: request.correlationId,
+      method: request.method,
+      operation: request.operation,
+      status: reply.statusCode,
+      durationMs: Math.round((performance.now() - (request.startedAt ?? performance.now())) * 100) / 100,
+      organization: request.caller?.organization,
+    });
+  });
+
+  fastify.setErrorHandler((error, request: FastifyRequest & Partial<AssayRequest>, reply) => {
+    sendError(logger, error, request, reply);
+  });
+}
+
+function operationOf(url: string): string {
+  const path = url.split('?')[0];
+  return path.startsWith('/v1/') ? path.slice(4) : path;
+}

@@ -1,0 +1,119 @@
+import type { AllSubscription, EventStore, RecordedEvent } from '../event-store/event-store.port';
+import type { ReadStore } from '../read-store/read-store.port';
+import type { JsonLogger } from '../logging/json-logger';
+import type { Projection } from './projection';
+import { PositionWaiters } from './position-waiters';
+
+export const CHECKPOINTS = 'checkpoints';
+
+type Checkpoint = {
+  _id: string;
+  position: number;
+};
+
+/**
+ * The checkpointed `$all` consumer that feeds every projection. The checkpoint lives in the
+ * read store beside the documents it describes, so both are dropped and rebuilt together.
+ */
+export class ProjectionRunner {
+  private readonly byType = new Map<string, Projection[]>();
+  private readonly waiters = new PositionWaiters();
+  private subscription: AllSubscription | null = null;
+  private loop: Promise<void> | null = null;
+  private failure: Error | null = null;
+  private processed = -1;
+  private handledSinceStart = 0;
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly readStore: ReadStore,
+    private readonly projections: readonly Projection[],
+    private readonly logger: JsonLogger,
+    private readonly checkpointId = 'projections',
+  ) {
+    for (const projection of projections) {
+      for (const type of projection.eventTypes) {
+        this.byType.set(type, [...(this.byType.get(type) ?? []), projection]);
+      }
+    }
+  }
+
+  /** The position of the last event the read models reflect (-1 before the first). */
+  get position(): number {
+    return this.processed;
+  }
+
+  get error(): Error | null {
+    return this.failure;
+  }
+
+  async ensureIndexes(): Promise<void> {
+    for (const projection of this.projections) {
+      for (const [collection, indexes] of Object.entries(projection.collections)) {
+        await this.readStore.ensureIndexes(collection, indexes);
+      }
+    }
+  }
+
+  /** Starts consuming from the checkpoint and resolves once the log's current head is reached. */
+  async start(): Promise<void> {
+    await this.ensureIndexes();
+    const checkpoint = await this.readStore.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: this.checkpointId });
+    this.processed = checkpoint?.position ?? -1;
+    const head = await this.eventStore.headPosition();
+    const started = Date.now();
+    this.subscription = this.eventStore.subscribeToAll(this.processed >= 0 ? { after: this.processed } : {});
+    this.loop = this.consume(this.subscription);
+    await this.waitFor(head, Number.POSITIVE_INFINITY);
+    this.logger.info('read models caught up', {
+      events: this.handledSinceStart,
+      position: this.processed,
+      durationMs: Date.now() - started,
+    });
+  }
+
+  /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.waiters.waitFor(position, this.processed, timeoutMs);
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    await this.loop;
+    this.waiters.rejectAll(new Error('The projection runner stopped.'));
+  }
+
+  private async consume(subscription: AllSubscription): Promise<void> {
+    try {
+      for await (const event of subscription) {
+        await this.handle(event);
+      }
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error));
+      this.logger.error('projection runner stopped on an error', {
+        position: this.processed,
+        error: this.failure.message,
+      });
+      this.waiters.rejectAll(this.failure);
+    }
+  }
+
+  /** Applies one event to every projection that handles it, then moves the checkpoint. */
+  async handle(event: RecordedEvent): Promise<void> {
+    for (const projection of this.byType.get(event.type) ?? []) {
+      await projection.project(event, this.readStore);
+    }
+    // A redelivered older event never moves the checkpoint back.
+    const position = Math.max(this.processed, event.position);
+    await this.readStore
+      .collection<Checkpoint>(CHECKPOINTS)
+      .replaceOne({ _id: this.checkpointId }, { _id: this.checkpointId, position }, { upsert: true });
+    this.processed = position;
+    this.handledSinceStart += 1;
+    if (this.handledSinceStart % 50000 === 0) {
+      this.logger.info('projecting events', { events: this.handledSinceStart, position: event.position });
+    }
+    this.waiters.reached(event.position);
+  }
+}

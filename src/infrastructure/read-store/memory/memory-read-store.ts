@@ -1,0 +1,273 @@
+/**
+ * In-memory ReadStore: each collection is a Map from `_id` to document, filtered with mingo
+ * (MongoDB's query language) so projections behave the same here as on MongoDB. It serves tests,
+ * the single-process mode and replay benchmarks, hence the O(1) path for filters on `_id`.
+ */
+import 'mingo/init/system';
+import { randomBytes } from 'node:crypto';
+import { Query, update as applyOperator } from 'mingo';
+import type { UpdateExpression } from 'mingo/updater';
+import {
+  Collection,
+  Document,
+  DuplicateKey,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store.port';
+import { UniqueIndex, deepCopy, indexName, sameValue, sortDocuments, upsertSeed } from './memory-documents';
+
+interface CollectionState {
+  readonly documents: Map<string, Document>;
+  readonly uniqueIndexes: Map<string, UniqueIndex>;
+  /** MongoDB creates a collection on its first write or index, not on a read. */
+  exists: boolean;
+}
+
+/** A fresh object each time, so that a caller changing a result cannot change the next one. */
+function updated(matchedCount: number, modifiedCount: number): UpdateResult {
+  return { matchedCount, modifiedCount, upsertedId: null };
+}
+
+/** A fresh id shaped like a MongoDB ObjectId's hex string, for upserts whose filter names none. */
+function generatedId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function immutableId(collection: string, id: string): Error {
+  return new Error(`Updating "${collection}" would change the immutable _id of document "${id}".`);
+}
+
+function uniqueViolation(collection: string, id: string, index: string): DuplicateKey {
+  const error = new DuplicateKey(collection, id);
+  error.message = `Document "${id}" duplicates a key of unique index "${index}" in "${collection}".`;
+  return error;
+}
+
+/** Applies each operator of an update document in turn; mingo's updater takes one at a time. */
+/** A copy of the document with `_id` set and, as MongoDB stores it, first. */
+function withId(doc: Record<string, unknown>, id: string): Document {
+  if (doc._id === id) return doc as Document;
+  const result: Document = { _id: id, ...doc };
+  result._id = id;
+  return result;
+}
+
+function applyUpdate(target: Document, update: Update, inserting: boolean): void {
+  for (const [operator, args] of Object.entries(update)) {
+    if (!operator.startsWith('$')) {
+      throw new Error(`An update document holds operators only, found "${operator}".`);
+    }
+    if (operator === '$setOnInsert') {
+      if (inserting) applyOperator(target, { $set: deepCopy(args) });
+      continue;
+    }
+    // The copy keeps the caller's objects (e.g. a $push-ed array) out of the store.
+    applyOperator(target, { [operator]: deepCopy(args) } as unknown as UpdateExpression);
+  }
+}
+
+class MemoryCollection implements Collection<Document> {
+  constructor(
+    readonly name: string,
+    private readonly state: CollectionState,
+  ) {}
+
+  async findOne(filter: Filter): Promise<Document | null> {
+    const doc = this.first(filter);
+    return doc ? deepCopy(doc) : null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
+    const matches = this.matching(filter);
+    if (options.sort) sortDocuments(matches, options.sort);
+    const start = Math.max(0, options.skip ?? 0);
+    // As in MongoDB a limit of 0 means none, and a negative one counts like its absolute value.
+    const end = options.limit ? start + Math.abs(options.limit) : undefined;
+    return matches.slice(start, end).map(deepCopy);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return this.matching(filter).length;
+  }
+
+  async insertOne(document: Document): Promise<void> {
+    if (this.state.documents.has(document._id)) throw new DuplicateKey(this.name, document._id);
+    this.write(undefined, deepCopy(document));
+  }
+
+  async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const current = this.first(filter);
+    if (current) {
+      if (document._id !== undefined && document._id !== current._id) throw immutableId(this.name, current._id);
+      return this.store(current, withId(deepCopy(document), current._id));
+    }
+    if (!options.upsert) return updated(0, 0);
+    const seedId = upsertSeed(filter)._id;
+    const id = document._id ?? (typeof seedId === 'string' ? seedId : generatedId());
+    return this.insertUpserted(withId(deepCopy(document), id));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const current = this.first(filter);
+    if (current) return this.modify(current, update);
+    if (!options.upsert) return updated(0, 0);
+    const seed = upsertSeed(filter) as Document;
+    applyUpdate(seed, update, true);
+    const id: unknown = seed._id ?? generatedId();
+    if (typeof id !== 'string') throw new Error(`Upserted documents in "${this.name}" need a string _id.`);
+    return this.insertUpserted(withId(seed, id));
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const matches = this.matching(filter);
+    let modifiedCount = 0;
+    for (const current of matches) modifiedCount += this.modify(current, update).modifiedCount;
+    return { matchedCount: matches.length, modifiedCount, upsertedId: null };
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const doc = this.first(filter);
+    if (doc) this.remove(doc);
+    return doc ? 1 : 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const matches = this.matching(filter);
+    matches.forEach((doc) => this.remove(doc));
+    return matches.length;
+  }
+
+  /** The stored document (not a copy) a filter with a string `_id` can only mean, if it matches. */
+  private byId(filter: Filter, id: string): Document | undefined {
+    const doc = this.state.documents.get(id);
+    if (!doc) return undefined;
+    for (const field in filter) {
+      // Only a filter with conditions besides `_id` pays for compiling a query.
+      if (field !== '_id') return new Query(filter).test(doc) ? doc : undefined;
+    }
+    return doc;
+  }
+
+  private first(filter: Filter): Document | undefined {
+    if (typeof filter._id === 'string') return this.byId(filter, filter._id);
+    const query = new Query(filter);
+    for (const doc of this.state.documents.values()) if (query.test(doc)) return doc;
+    return undefined;
+  }
+
+  /** Matching stored documents in natural (insertion) order, in a fresh array. */
+  private matching(filter: Filter): Document[] {
+    if (typeof filter._id === 'string') {
+      const doc = this.byId(filter, filter._id);
+      return doc ? [doc] : [];
+    }
+    const query = new Query(filter);
+    const matches: Document[] = [];
+    for (const doc of this.state.documents.values()) if (query.test(doc)) matches.push(doc);
+    return matches;
+  }
+
+  private modify(current: Document, update: Update): UpdateResult {
+    const next = deepCopy(current);
+    applyUpdate(next, update, false);
+    if (next._id !== current._id) throw immutableId(this.name, current._id);
+    return this.store(current, next);
+  }
+
+  private store(current: Document, next: Document): UpdateResult {
+    if (sameValue(current, next)) return updated(1, 0);
+    this.write(current, next);
+    return updated(1, 1);
+  }
+
+  private insertUpserted(doc: Document): UpdateResult {
+    if (this.state.documents.has(doc._id)) throw new DuplicateKey(this.name, doc._id);
+    this.write(undefined, doc);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: doc._id };
+  }
+
+  /** Stores a document the store owns; every unique index is checked before anything changes. */
+  private write(previous: Document | undefined, next: Document): void {
+    const indexes = this.state.uniqueIndexes;
+    for (const [name, index] of indexes) {
+      if (index.conflicts(next)) throw uniqueViolation(this.name, next._id, name);
+    }
+    for (const index of indexes.values()) {
+      if (previous) index.remove(previous);
+      index.add(next);
+    }
+    this.state.documents.set(next._id, next);
+    this.state.exists = true;
+  }
+
+  private remove(doc: Document): void {
+    for (const index of this.state.uniqueIndexes.values()) index.remove(doc);
+    this.state.documents.delete(doc._id);
+  }
+}
+
+export class MemoryReadStore implements ReadStore {
+  private readonly states = new Map<string, CollectionState>();
+  private readonly handles = new Map<string, MemoryCollection>();
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new MemoryCollection(name, this.state(name));
+      this.handles.set(name, handle);
+    }
+    // The store keeps whatever it is given; T only describes what callers put in.
+    return handle as unknown as Collection<T>;
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    const state = this.state(collection);
+    state.exists = true;
+    for (const spec of indexes) {
+      const name = indexName(spec);
+      if (!spec.unique || state.uniqueIndexes.has(name)) continue;
+      const index = new UniqueIndex(spec);
+      // Like MongoDB, building a unique index over existing duplicates fails and leaves no index.
+      for (const doc of state.documents.values()) {
+        if (index.conflicts(doc)) throw uniqueViolation(collection, doc._id, name);
+        index.add(doc);
+      }
+      state.uniqueIndexes.set(name, index);
+    }
+  }
+
+  async dropAll(): Promise<void> {
+    // States are emptied rather than forgotten so that handles already given out stay live.
+    for (const state of this.states.values()) {
+      state.documents.clear();
+      state.uniqueIndexes.clear();
+      state.exists = false;
+    }
+  }
+
+  async collectionNames(): Promise<string[]> {
+    return [...this.states].filter(([, state]) => state.exists).map(([name]) => name).sort();
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release: the data lives as long as this object.
+  }
+
+  private state(name: string): CollectionState {
+    let state = this.states.get(name);
+    if (!state) {
+      state = { documents: new Map(), uniqueIndexes: new Map(), exists: false };
+      this.states.set(name, state);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * MongoDB ReadStore: the port already speaks MongoDB's filter and update language, so each
+ * operation maps to one driver call. What this adapter adds is the port's guarantees: string
+ * `_id`s (also for upserts), DuplicateKey for code 11000, and plain result objects.
+ */
+import {
+  Collection as DriverCollection,
+  Db,
+  Document as DriverDocument,
+  Filter as DriverFilter,
+  MongoClient,
+  ObjectId,
+  UpdateFilter,
+  UpdateResult as DriverUpdateResult,
+} from 'mongodb';
+import {
+  Collection,
+  Document,
+  DuplicateKey,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store.port';
+
+const DEFAULT_DATABASE = 'assay';
+const DUPLICATE_KEY_CODE = 11000;
+const PING_TIMEOUT_MS = 5000;
+
+/** The database named in the connection string's path, e.g. `assay_test` in `mongodb://h:27017/assay_test?x=y`. */
+export function databaseFromUrl(url: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(url);
+  const name = match ? decodeURIComponent(match[1]) : '';
+  return name === '' ? undefined : name;
+}
+
+/** MongoDB's default index name (`org_1_createdAt_-1`), spelled out so that it never varies. */
+function indexName(spec: IndexSpec): string {
+  return Object.entries(spec.keys)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_');
+}
+
+/** Whether the filter fixes `_id`, in which case MongoDB takes an upserted document's `_id` from it. */
+function namesId(filter: Filter): boolean {
+  if ('_id' in filter) return true;
+  const clauses = filter.$and;
+  return Array.isArray(clauses) && clauses.some((c) => typeof c === 'object' && c !== null && namesId(c as Filter));
+}
+
+function newStringId(): string {
+  return new ObjectId().toHexString();
+}
+
+function toResult(result: DriverUpdateResult): UpdateResult {
+  const id: unknown = result.upsertedId;
+  return {
+    matchedCount: result.matchedCount,
+    modifiedCount: result.modifiedCount,
+    upsertedId: id === null || id === undefined ? null : String(id),
+  };
+}
+
+/** Runs a write, turning the server's duplicate key error into the port's DuplicateKey. */
+async function guardDuplicates<R>(collection: string, id: string | undefined, write: () => Promise<R>): Promise<R> {
+  try {
+    return await write();
+  } catch (error) {
+    const failure = error as { code?: unknown; keyValue?: Record<string, unknown>; message?: string };
+    if (failure.code !== DUPLICATE_KEY_CODE) throw error;
+    const key = failure.keyValue ?? {};
+    const duplicate = new DuplicateKey(collection, id ?? String(key._id ?? JSON.stringify(key)));
+    // The driver's message names the index and key, which says more than a bare _id.
+    if (failure.message) duplicate.message = failure.message;
+    throw duplicate;
+  }
+}
+
+class MongoCollection implements Collection<Document> {
+  constructor(
+    readonly name: string,
+    private readonly collection: DriverCollection<DriverDocument>,
+  ) {}
+
+  async findOne(filter: Filter): Promise<Document | null> {
+    return (await this.collection.findOne(filter as DriverFilter<DriverDocument>)) as Document | null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
+    const cursor = this.collection.find(filter as DriverFilter<DriverDocument>);
+    if (options.sort) cursor.sort(options.sort);
+    if (options.skip !== undefined) cursor.skip(options.skip);
+    if (options.limit !== undefined) cursor.limit(options.limit);
+    return (await cursor.toArray()) as unknown as Document[];
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return this.collection.countDocuments(filter as DriverFilter<DriverDocument>);
+  }
+
+  async insertOne(document: Document): Promise<void> {
+    // The driver sets `_id` on the object it inserts when missing; a copy keeps the caller's intact.
+    await guardDuplicates(this.name, document._id, () => this.collection.insertOne({ ...document } as DriverDocument));
+  }
+
+  async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const upsert = options.upsert ?? false;
+    const replacement: DriverDocument =
+      upsert && document._id === undefined && !namesId(filter) ? { ...document, _id: newStringId() } : document;
+    const result = await guardDuplicates(this.name, document._id, () =>
+      this.collection.replaceOne(filter as DriverFilter<DriverDocument>, replacement, { upsert }),
+    );
+    return toResult(result);
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const upsert = options.upsert ?? false;
+    const result = await guardDuplicates(this.name, undefined, () =>
+      this.collection.updateOne(
+        filter as DriverFilter<DriverDocument>,
+        upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>),
+        { upsert },
+      ),
+    );
+    return toResult(result);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const result = await guardDuplicates(this.name, undefined, () =>
+      this.collection.updateMany(filter as DriverFilter<DriverDocument>, update as UpdateFilter<DriverDocument>),
+    );
+    return toResult(result);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return (await this.collection.deleteOne(filter as DriverFilter<DriverDocument>)).deletedCount;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return (await this.collection.deleteMany(filter as DriverFilter<DriverDocument>)).deletedCount;
+  }
+
+  /**
+   * An upsert whose filter does not fix `_id` would get an ObjectId from the server; supplying a
+   * string one on insert keeps every read-model `_id` a string, as the port promises.
+   */
+  private withStringId(filter: Filter, update: Update): UpdateFilter<DriverDocument> {
+    const onInsert = update.$setOnInsert ?? {};
+    if (namesId(filter) || '_id' in onInsert || (update.$set !== undefined && '_id' in update.$set)) {
+      return update as UpdateFilter<DriverDocument>;
+    }
+    return { ...update, $setOnInsert: { ...onInsert, _id: newStringId() } } as UpdateFilter<DriverDocument>;
+  }
+}
+
+export class MongoReadStore implements ReadStore {
+  private readonly handles = new Map<string, MongoCollection>();
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  /** Connects to `url`; the database is `dbName`, else the one in the URL's path, else "assay". */
+  static async connect(url: string, dbName?: string): Promise<MongoReadStore> {
+    // Dropping undefined fields matches the in-memory store, which copies documents as JSON.
+    const client = await MongoClient.connect(url, { ignoreUndefined: true });
+    return new MongoReadStore(client, client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DATABASE));
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new MongoCollection(name, this.db.collection(name));
+      this.handles.set(name, handle);
+    }
+    // MongoDB stores whatever it is given; T only describes what callers put in.
+    return handle as unknown as Collection<T>;
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+    if (indexes.length === 0) return;
+    await guardDuplicates(collection, undefined, () =>
+      this.db.collection(collection).createIndexes(
+        indexes.map((spec) => ({ key: spec.keys, name: indexName(spec), unique: spec.unique ?? false })),
+      ),
+    );
+  }
+
+  async dropAll(): Promise<void> {
+    for (const name of await this.userCollections()) await this.db.dropCollection(name);
+  }
+
+  async collectionNames(): Promise<string[]> {
+    return (await this.userCollections()).sort();
+  }
+
+  async ping(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    const answer = this.db
+      .command({ ping: 1 })
+      .then((reply) => reply.ok === 1)
+      .catch(() => false);
+    try {
+      return await Promise.race([answer, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** Collections and views, leaving out MongoDB's own `system.*` collections. */
+  private async userCollections(): Promise<string[]> {
+    const infos = await this.db.listCollections({}, { nameOnly: true }).toArray();
+    return infos.map((info) => info.name).filter((name) => !name.startsWith('system.'));
+  }
+}

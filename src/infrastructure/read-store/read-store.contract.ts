@@ -1,0 +1,373 @@
+/**
+ * The behaviour every ReadStore adapter must share, so that projections tested on the in-memory
+ * store behave the same on MongoDB. Collection names carry a per-run prefix so that the suite can
+ * run against a shared MongoDB; expectations only ever look at the suite's own collections.
+ */
+import type { Collection, Document, Filter, FindOptions, ReadStore, Sort, UpdateResult } from './read-store.port';
+import { DuplicateKey } from './read-store.port';
+
+export interface OpenedReadStore {
+  store: ReadStore;
+  cleanup: () => Promise<void>;
+}
+
+interface Run extends Document {
+  org: string;
+  status: string;
+  score: number;
+  owner: { name: string; team: string };
+  tags: string[];
+  note?: string | null;
+}
+
+interface User extends Document {
+  email?: string;
+  org?: string;
+  slug?: string | null;
+}
+
+const RUNS: Run[] = [
+  { _id: 'r1', org: 'acme', status: 'running', score: 10, owner: { name: 'Ada', team: 'core' }, tags: ['fast', 'gpu'] },
+  { _id: 'r2', org: 'acme', status: 'done', score: 30, owner: { name: 'bob', team: 'infra' }, tags: ['cpu'] },
+  { _id: 'r3', org: 'globex', status: 'failed', score: 20, owner: { name: 'Alice', team: 'core' }, tags: [] },
+  { _id: 'r4', org: 'acme', status: 'done', score: 20, owner: { name: 'carol', team: 'core' }, tags: ['gpu'] },
+  { _id: 'r5', org: 'globex', status: 'running', score: 10, owner: { name: 'dave', team: 'infra' }, tags: ['fast'] },
+];
+// Set apart so that the fixture reads as a table: r4 has a note, r5 a null one, the others none.
+RUNS[3].note = 'x';
+RUNS[4].note = null;
+
+const FILTERS: Array<[string, Filter, string[]]> = [
+  ['equality', { org: 'acme' }, ['r1', 'r2', 'r4']],
+  ['a nested field by dot path', { 'owner.team': 'core' }, ['r1', 'r3', 'r4']],
+  ['$in', { status: { $in: ['failed', 'running'] } }, ['r1', 'r3', 'r5']],
+  ['$ne', { status: { $ne: 'done' } }, ['r1', 'r3', 'r5']],
+  ['a range', { score: { $gt: 10, $lte: 20 } }, ['r3', 'r4']],
+  ['a case-insensitive $regex', { 'owner.name': { $regex: '^a', $options: 'i' } }, ['r1', 'r3']],
+  ['$or', { $or: [{ org: 'globex' }, { score: 30 }] }, ['r2', 'r3', 'r5']],
+  ['$and', { $and: [{ org: 'acme' }, { score: { $gte: 20 } }] }, ['r2', 'r4']],
+  ['$exists: true', { note: { $exists: true } }, ['r4', 'r5']],
+  ['$exists: false', { note: { $exists: false } }, ['r1', 'r2', 'r3']],
+  ['null, which also matches a missing field', { note: null }, ['r1', 'r2', 'r3', 'r5']],
+  ['an array element', { tags: 'gpu' }, ['r1', 'r4']],
+  ['array $size', { tags: { $size: 0 } }, ['r3']],
+  ['_id alone', { _id: 'r2' }, ['r2']],
+  ['_id and a matching field', { _id: 'r1', org: 'acme' }, ['r1']],
+  ['_id and a field that does not match', { _id: 'r1', org: 'globex' }, []],
+  ['an unknown _id', { _id: 'r404' }, []],
+];
+
+const SORTS: Array<[Sort, string[]]> = [
+  [{ score: 1, _id: -1 }, ['r5', 'r1', 'r4', 'r3', 'r2']],
+  [{ score: -1, 'owner.name': -1 }, ['r2', 'r4', 'r3', 'r5', 'r1']],
+  // Plain string comparison: capitals sort before lower case.
+  [{ 'owner.name': 1 }, ['r1', 'r3', 'r2', 'r4', 'r5']],
+  // Missing and null sort together, first ascending and last descending.
+  [{ note: 1, _id: 1 }, ['r1', 'r2', 'r3', 'r5', 'r4']],
+  [{ note: -1, _id: 1 }, ['r4', 'r1', 'r2', 'r3', 'r5']],
+  // An array sorts by its least element ascending, by its greatest descending; an empty one first.
+  [{ tags: 1, _id: 1 }, ['r3', 'r2', 'r1', 'r5', 'r4']],
+  [{ tags: -1, _id: 1 }, ['r1', 'r4', 'r5', 'r2', 'r3']],
+];
+
+const PAGES: Array<[FindOptions, string[]]> = [
+  [{ skip: 1, limit: 2 }, ['r2', 'r3']],
+  [{ skip: 4, limit: 10 }, ['r5']],
+  [{ skip: 10 }, []],
+  [{ limit: 3 }, ['r1', 'r2', 'r3']],
+];
+
+const ids = (docs: Document[]): string[] => docs.map((doc) => doc._id);
+const result = (matchedCount: number, modifiedCount: number, upsertedId: string | null = null): UpdateResult => ({
+  matchedCount,
+  modifiedCount,
+  upsertedId,
+});
+
+interface Context {
+  store(): ReadStore;
+  /** A collection name no other test (or run) uses. */
+  name(label: string): string;
+  runs(): Promise<Collection<Run>>;
+}
+
+export function readStoreContract(adapterName: string, open: () => Promise<OpenedReadStore>): void {
+  describe(`ReadStore contract: ${adapterName}`, () => {
+    const prefix = `rsc_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    let opened: OpenedReadStore;
+    let counter = 0;
+    const ctx: Context = {
+      store: () => opened.store,
+      name: (label) => `${prefix}_${label}_${++counter}`,
+      runs: async () => {
+        const runs = opened.store.collection<Run>(ctx.name('runs'));
+        for (const run of RUNS) await runs.insertOne(run);
+        return runs;
+      },
+    };
+    beforeEach(async () => {
+      opened = await open();
+    });
+    afterEach(async () => {
+      await opened.cleanup();
+    });
+
+    queries(ctx);
+    inserts(ctx);
+    replaces(ctx);
+    updates(ctx);
+    deletes(ctx);
+    uniqueIndexes(ctx);
+    administration(ctx, prefix);
+  });
+}
+
+function queries(ctx: Context): void {
+  it.each(FILTERS)('finds, counts and findOnes by %s', async (_label, filter, expected) => {
+    const runs = await ctx.runs();
+    expect(ids(await runs.find(filter, { sort: { _id: 1 } }))).toEqual(expected);
+    expect(await runs.count(filter)).toBe(expected.length);
+    const one = await runs.findOne(filter);
+    if (expected.length === 0) expect(one).toBeNull();
+    else expect(expected).toContain(one?._id);
+  });
+
+  it.each(SORTS)('sorts by %j', async (sort, expected) => {
+    const runs = await ctx.runs();
+    expect(ids(await runs.find({}, { sort }))).toEqual(expected);
+  });
+
+  it.each(PAGES)('pages with %j', async (page, expected) => {
+    const runs = await ctx.runs();
+    expect(ids(await runs.find({}, { sort: { _id: 1 }, ...page }))).toEqual(expected);
+  });
+
+  it('combines a filter, sort, skip and limit', async () => {
+    const runs = await ctx.runs();
+    expect(ids(await runs.find({ org: 'acme' }, { sort: { score: -1 }, skip: 1, limit: 1 }))).toEqual(['r4']);
+  });
+
+  it('counts all documents, and none in a collection never written', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.count({})).toBe(5);
+    expect(await ctx.store().collection(ctx.name('empty')).count({})).toBe(0);
+    expect(await ctx.store().collection(ctx.name('empty')).find({})).toEqual([]);
+  });
+
+  it('returns copies: mutating a result changes nothing stored', async () => {
+    const runs = await ctx.runs();
+    const one = (await runs.findOne({ _id: 'r1' }))!;
+    one.owner.name = 'mutated';
+    one.tags.push('mutated');
+    const [first] = await runs.find({ _id: 'r2' });
+    first.status = 'mutated';
+    expect(await runs.findOne({ _id: 'r1' })).toEqual(RUNS[0]);
+    expect(await runs.findOne({ _id: 'r2' })).toEqual(RUNS[1]);
+  });
+}
+
+function inserts(ctx: Context): void {
+  it('rejects a second document with the same _id, keeping the first', async () => {
+    const runs = await ctx.runs();
+    await expect(runs.insertOne({ ...RUNS[1], _id: 'r1' })).rejects.toBeInstanceOf(DuplicateKey);
+    expect(await runs.findOne({ _id: 'r1' })).toEqual(RUNS[0]);
+    expect(await runs.count({})).toBe(5);
+  });
+
+  it('copies documents on write: mutating the input afterwards changes nothing stored', async () => {
+    const runs = ctx.store().collection<Run>(ctx.name('runs'));
+    const input = structuredClone(RUNS[0]);
+    await runs.insertOne(input);
+    input.owner.team = 'mutated';
+    input.tags.push('mutated');
+    expect(await runs.findOne({ _id: 'r1' })).toEqual(RUNS[0]);
+  });
+}
+
+function replaces(ctx: Context): void {
+  it('replaces the whole document, dropping fields the replacement lacks', async () => {
+    const runs = await ctx.runs();
+    const replacement = { _id: 'r4', org: 'acme', status: 'archived', score: 1, owner: RUNS[3].owner, tags: [] };
+    expect(await runs.replaceOne({ _id: 'r4' }, replacement)).toEqual(result(1, 1));
+    expect(await runs.findOne({ _id: 'r4' })).toEqual(replacement);
+  });
+
+  it('reports an identical replacement as matched but not modified', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.replaceOne({ _id: 'r2' }, RUNS[1], { upsert: true })).toEqual(result(1, 0));
+  });
+
+  it('inserts nothing without upsert, and inserts with it', async () => {
+    const runs = await ctx.runs();
+    const r6: Run = { ...RUNS[0], _id: 'r6' };
+    expect(await runs.replaceOne({ _id: 'r6' }, r6)).toEqual(result(0, 0));
+    expect(await runs.findOne({ _id: 'r6' })).toBeNull();
+    expect(await runs.replaceOne({ _id: 'r6' }, r6, { upsert: true })).toEqual(result(0, 0, 'r6'));
+    expect(await runs.findOne({ _id: 'r6' })).toEqual(r6);
+  });
+}
+
+function updates(ctx: Context): void {
+  it('applies $set on a dot path, $inc, $push with $each and $unset together', async () => {
+    const runs = await ctx.runs();
+    const update = {
+      $set: { 'owner.team': 'ml' },
+      $inc: { score: 5, retries: 1 },
+      $push: { tags: { $each: ['tpu', 'arm'] } },
+      $unset: { note: '' },
+    };
+    expect(await runs.updateOne({ _id: 'r4' }, update)).toEqual(result(1, 1));
+    const { note, ...unchanged } = RUNS[3];
+    expect(note).toBe('x');
+    expect(await runs.findOne({ _id: 'r4' })).toEqual({
+      ...unchanged,
+      owner: { name: 'carol', team: 'ml' },
+      score: 25,
+      retries: 1,
+      tags: ['gpu', 'tpu', 'arm'],
+    });
+  });
+
+  it('pushes a single value', async () => {
+    const runs = await ctx.runs();
+    await runs.updateOne({ _id: 'r3' }, { $push: { tags: 'slow' } });
+    expect((await runs.findOne({ _id: 'r3' }))?.tags).toEqual(['slow']);
+  });
+
+  it('ignores $setOnInsert when the upsert finds a document', async () => {
+    const runs = await ctx.runs();
+    const update = { $set: { status: 'archived' }, $setOnInsert: { createdBy: 'seed' } };
+    expect(await runs.updateOne({ _id: 'r2' }, update, { upsert: true })).toEqual(result(1, 1));
+    expect(await runs.findOne({ _id: 'r2' })).toEqual({ ...RUNS[1], status: 'archived' });
+  });
+
+  it('applies $setOnInsert when the upsert inserts', async () => {
+    const runs = await ctx.runs();
+    const update = { $set: { status: 'queued' }, $setOnInsert: { createdBy: 'seed' } };
+    expect(await runs.updateOne({ _id: 'r9' }, update, { upsert: true })).toEqual(result(0, 0, 'r9'));
+    expect(await runs.findOne({ _id: 'r9' })).toEqual({ _id: 'r9', status: 'queued', createdBy: 'seed' });
+  });
+
+  it('upserts from the filter equality fields with a generated string _id', async () => {
+    const tallies = ctx.store().collection(ctx.name('tallies'));
+    const filter = { org: 'initech', 'owner.team': 'ops', status: { $eq: 'new' }, score: { $gt: 5 } };
+    const inserted = await tallies.updateOne(filter, { $inc: { count: 1 } }, { upsert: true });
+    expect(inserted).toEqual(result(0, 0, expect.any(String)));
+    const id = inserted.upsertedId!;
+    const seeded = { _id: id, org: 'initech', owner: { team: 'ops' }, status: 'new' };
+    expect(await tallies.findOne({ _id: id })).toEqual({ ...seeded, count: 1 });
+    const again = { org: 'initech', 'owner.team': 'ops' };
+    expect(await tallies.updateOne(again, { $inc: { count: 1 } }, { upsert: true })).toEqual(result(1, 1));
+    expect(await tallies.find({})).toEqual([{ ...seeded, count: 2 }]);
+  });
+
+  it('changes nothing when nothing matches and upsert is off', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.updateOne({ org: 'nobody' }, { $set: { status: 'x' } })).toEqual(result(0, 0));
+    expect(await runs.count({})).toBe(5);
+  });
+
+  it('updates one document when several match, and counts a no-op as unmodified', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.updateOne({ org: 'acme' }, { $set: { flagged: true } })).toEqual(result(1, 1));
+    expect(await runs.count({ flagged: true })).toBe(1);
+    expect(await runs.updateOne({ _id: 'r2' }, { $set: { status: 'done' } })).toEqual(result(1, 0));
+  });
+
+  it('updates every match with updateMany and counts matched and modified apart', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.updateMany({ org: 'acme' }, { $set: { status: 'done' } })).toEqual(result(3, 1));
+    expect(await runs.updateMany({ org: 'acme' }, { $inc: { score: 1 } })).toEqual(result(3, 3));
+    expect(ids(await runs.find({ score: { $in: [11, 31, 21] } }, { sort: { _id: 1 } }))).toEqual(['r1', 'r2', 'r4']);
+    expect(await runs.updateMany({ org: 'nobody' }, { $inc: { score: 1 } })).toEqual(result(0, 0));
+  });
+}
+
+function deletes(ctx: Context): void {
+  it('deletes one, or every match, and counts what went', async () => {
+    const runs = await ctx.runs();
+    expect(await runs.deleteOne({ org: 'acme' })).toBe(1);
+    expect(await runs.count({ org: 'acme' })).toBe(2);
+    expect(await runs.deleteOne({ org: 'nobody' })).toBe(0);
+    expect(await runs.deleteOne({ _id: 'r3' })).toBe(1);
+    expect(await runs.deleteMany({ status: 'running' })).toBe(1);
+    expect(await runs.deleteMany({})).toBe(2);
+    expect(await runs.find({})).toEqual([]);
+  });
+}
+
+function uniqueIndexes(ctx: Context): void {
+  it('enforces a unique index on insert, replace and update, and frees keys on delete', async () => {
+    const name = ctx.name('users');
+    await ctx.store().ensureIndexes(name, [{ keys: { email: 1 }, unique: true }, { keys: { org: 1, slug: -1 } }]);
+    await ctx.store().ensureIndexes(name, [{ keys: { email: 1 }, unique: true }]);
+    const users = ctx.store().collection<User>(name);
+    await users.insertOne({ _id: 'u1', email: 'a@x', org: 'acme' });
+    await users.insertOne({ _id: 'u2', email: 'b@x', org: 'acme' });
+    await expect(users.insertOne({ _id: 'u3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(users.replaceOne({ _id: 'u2' }, { _id: 'u2', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(users.updateOne({ _id: 'u2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(
+      users.updateOne({ _id: 'u4' }, { $set: { email: 'a@x' } }, { upsert: true }),
+    ).rejects.toBeInstanceOf(DuplicateKey);
+    expect(await users.findOne({ _id: 'u2' })).toEqual({ _id: 'u2', email: 'b@x', org: 'acme' });
+    expect(await users.updateOne({ _id: 'u2' }, { $set: { email: 'c@x' } })).toEqual(result(1, 1));
+    await users.insertOne({ _id: 'u5', email: 'b@x' });
+    await users.deleteOne({ _id: 'u1' });
+    await users.insertOne({ _id: 'u3', email: 'a@x' });
+    expect(ids(await users.find({}, { sort: { email: 1 } }))).toEqual(['u3', 'u5', 'u2']);
+  });
+
+  it('enforces a compound unique index on the combination, with a missing field as null', async () => {
+    const name = ctx.name('slugs');
+    await ctx.store().ensureIndexes(name, [{ keys: { org: 1, slug: 1 }, unique: true }]);
+    const slugs = ctx.store().collection<User>(name);
+    await slugs.insertOne({ _id: 's1', org: 'acme', slug: 'eval' });
+    await slugs.insertOne({ _id: 's2', org: 'globex', slug: 'eval' });
+    await slugs.insertOne({ _id: 's3', org: 'acme' });
+    await expect(slugs.insertOne({ _id: 's4', org: 'acme', slug: 'eval' })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(slugs.insertOne({ _id: 's5', org: 'acme', slug: null })).rejects.toBeInstanceOf(DuplicateKey);
+  });
+
+  it('refuses a unique index over existing duplicates; a plain index accepts them', async () => {
+    const users = ctx.store().collection<User>(ctx.name('users'));
+    await users.insertOne({ _id: 'u1', org: 'acme', email: 'a@x' });
+    await users.insertOne({ _id: 'u2', org: 'acme', email: 'a@x' });
+    await ctx.store().ensureIndexes(users.name, [{ keys: { org: 1 } }]);
+    const unique = ctx.store().ensureIndexes(users.name, [{ keys: { email: 1 }, unique: true }]);
+    await expect(unique).rejects.toBeInstanceOf(DuplicateKey);
+    await users.insertOne({ _id: 'u3', org: 'acme', email: 'a@x' });
+    expect(await users.count({ org: 'acme' })).toBe(3);
+  });
+}
+
+function administration(ctx: Context, prefix: string): void {
+  const ours = async (): Promise<string[]> =>
+    (await ctx.store().collectionNames()).filter((name) => name.startsWith(prefix));
+
+  it('names the collections that were written, not those only read', async () => {
+    const runs = await ctx.runs();
+    const unread = ctx.name('never-written');
+    await ctx.store().collection(unread).find({});
+    const names = await ours();
+    expect(names).toContain(runs.name);
+    expect(names).not.toContain(unread);
+  });
+
+  it('drops every collection and its indexes, leaving existing handles usable', async () => {
+    const runs = await ctx.runs();
+    const users = ctx.store().collection<User>(ctx.name('users'));
+    await ctx.store().ensureIndexes(users.name, [{ keys: { email: 1 }, unique: true }]);
+    await users.insertOne({ _id: 'u1', email: 'a@x' });
+    await ctx.store().dropAll();
+    expect(await ours()).toEqual([]);
+    expect(await runs.find({})).toEqual([]);
+    await users.insertOne({ _id: 'u1', email: 'a@x' });
+    await users.insertOne({ _id: 'u2', email: 'a@x' });
+    expect(await users.count({})).toBe(2);
+  });
+
+  it('answers a ping', async () => {
+    expect(await ctx.store().ping()).toBe(true);
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The ReadStore port speaks MongoDB's language (filter documents, update operators, sort, skip,
+ * limit), so one projection code path serves the in-memory mingo adapter and the MongoDB adapter.
+ * Both pass one contract suite (read-store.contract.ts).
+ */
+
+/** Every read-model document has a string `_id`. */
+export interface Document {
+  _id: string;
+  [field: string]: unknown;
+}
+
+/** A MongoDB filter document, e.g. `{ organization: 'acme', status: { $in: ['running'] } }`. */
+export type Filter = Record<string, unknown>;
+
+/** A MongoDB update document using `$set`, `$unset`, `$inc`, `$push` and `$setOnInsert`. */
+export type Update = Record<string, Record<string, unknown>>;
+
+/** Field → 1 (ascending) or -1 (descending), applied in key order. */
+export type Sort = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  skip?: number;
+  limit?: number;
+}
+
+export interface UpdateOptions {
+  upsert?: boolean;
+}
+
+export interface UpdateResult {
+  matchedCount: number;
+  modifiedCount: number;
+  /** The `_id` of the inserted document when the update upserted one. */
+  upsertedId: string | null;
+}
+
+export interface IndexSpec {
+  /** Field → 1 or -1, as for MongoDB's createIndex. */
+  keys: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+export interface Collection<T extends Document = Document> {
+  readonly name: string;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /** Inserts, or throws DuplicateKey when a document with the same `_id` exists. */
+  insertOne(document: T): Promise<void>;
+  /** Replaces the whole document with that `_id`; `upsert` inserts it when absent. */
+  replaceOne(filter: Filter, document: T, options?: UpdateOptions): Promise<UpdateResult>;
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter: Filter): Promise<number>;
+}
+
+export interface ReadStore {
+  collection<T extends Document = Document>(name: string): Collection<T>;
+  /** Creates the indexes a collection's queries use (a no-op where the engine needs none). */
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
+  /** Drops every collection: read models are rebuilt by replaying the event log. */
+  dropAll(): Promise<void>;
+  /** The names of the collections that hold documents. */
+  collectionNames(): Promise<string[]>;
+  /** True when the store answers (a ping for MongoDB). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export const READ_STORE = Symbol('ReadStore');
+
+export class DuplicateKey extends Error {
+  constructor(
+    readonly collection: string,
+    readonly id: string,
+  ) {
+    super(`A document with _id "${id}" already exists in "${collection}".`);
+    this.name = 'DuplicateKey';
+  }
+}

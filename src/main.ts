@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { bootstrapInitialKey } from './bootstrap';
+import type { AssayConfig } from './config';
+import { configureFastify } from './infrastructure/http/fastify-setup';
+import { JsonLogger } from './infrastructure/logging/json-logger';
+import { closeRuntime, openRuntime, Runtime } from './runtime';
+
+export interface RunningServer {
+  app: NestFastifyApplication;
+  runtime: Runtime;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the stores, catches the read models up with the log, then serves the API. */
+export async function startServer(config: AssayConfig, logger = new JsonLogger(config.logLevel)): Promise<RunningServer> {
+  const runtime = await openRuntime(config, logger);
+  await runtime.projections.start();
+  await bootstrapInitialKey(runtime);
+
+  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, allowErrorHandlerOverride: true } as ConstructorParameters<typeof FastifyAdapter>[0]);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
+    logger,
+    bodyParser: false,
+  });
+  configureFastify(app.getHttpAdapter().getInstance(), logger, config.maxBodyBytes);
+  await app.listen(config.port, config.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  logger.info('Assay is serving', { url, dataDir: config.eventStoreUrl ? undefined : config.dataDir });
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await app.close();
+      await closeRuntime(runtime);
+    })();
+    return closing;
+  };
+  return { app, runtime, url, close };
+}
+
+/** Graceful shutdown: stop accepting, finish in-flight requests, close the stores. */
+export function closeOnSignals(server: RunningServer, logger: JsonLogger): void {
+  const shutdown = (signal: string) => {
+    logger.info('shutting down', { signal });
+    server.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error('shutdown failed', { error: error.message });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,3 @@
+export class ListApiKeys {
+  constructor(readonly organization: string) {}
+}

@@ -1,0 +1,49 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { AssayRequest, PERMISSION_KEY, PUBLIC_KEY } from '../../../infrastructure/http/operation.decorator';
+import type { Caller } from '../../../shared/caller';
+import { Forbidden, Unauthorized } from '../../../shared/errors';
+import type { Permission } from '../../../shared/permissions';
+import { ApiKeyAuthenticator } from './api-key.authenticator';
+import { OAuthVerifier } from './oauth.verifier';
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Every operation but health and readiness needs a bearer credential: an API key or an OAuth
+ * access token. 401 when it is missing or invalid, 403 when it lacks the permission.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly apiKeys: ApiKeyAuthenticator,
+    private readonly oauth: OAuthVerifier | null,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest & AssayRequest>();
+    const caller = await this.authenticate(request.headers.authorization);
+    request.caller = caller;
+    const needed = this.reflector.getAllAndOverride<Permission | null | undefined>(PERMISSION_KEY, targets);
+    if (needed && !caller.permissions.includes(needed)) {
+      throw new Forbidden(`This operation needs the permission "${needed}", which this credential does not have.`);
+    }
+    return true;
+  }
+
+  private async authenticate(header: string | undefined): Promise<Caller> {
+    if (!header) throw new Unauthorized('Send a credential in the Authorization header: Bearer <API_KEY>.');
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (!match) throw new Unauthorized('The Authorization header must be "Bearer <API_KEY>" or "Bearer <ACCESS_TOKEN>".');
+    const token = match[1];
+    if (JWT_SHAPE.test(token)) {
+      if (!this.oauth) throw new Unauthorized('This server does not accept OAuth access tokens; use an API key.');
+      return this.oauth.authenticate(token);
+    }
+    return this.apiKeys.authenticate(token);
+  }
+}

@@ -1,0 +1,36 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Public } from '../../infrastructure/http/operation.decorator';
+import { RUNTIME, Runtime } from '../../runtime';
+
+/** Liveness and readiness probes for orchestrators: plain GETs, no credential. */
+@Controller()
+export class HealthController {
+  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+
+  @Get('health')
+  @Public()
+  health(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** Ready when both stores answer and the read models have caught up with the log. */
+  @Get('ready')
+  @Public()
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const { eventStore, readStore, projections } = this.runtime;
+    try {
+      const head = await eventStore.headPosition();
+      if (!(await readStore.ping())) return this.notReady(reply, 'the read store does not answer');
+      const caughtUp = await projections.waitFor(head, 1000);
+      if (!caughtUp) return this.notReady(reply, `read models at ${projections.position}, log at ${head}`);
+      void reply.status(200).send({ status: 'ready', position: projections.position, head });
+    } catch (error) {
+      this.notReady(reply, (error as Error).message);
+    }
+  }
+
+  private notReady(reply: FastifyReply, reason: string): void {
+    void reply.status(503).send({ status: 'not_ready', reason });
+  }
+}

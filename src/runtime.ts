@@ -1,0 +1,55 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AssayConfig } from './config';
+import type { EventStore } from './infrastructure/event-store/event-store.port';
+import { EventStoreDbEventStore } from './infrastructure/event-store/eventstoredb/eventstoredb-event-store';
+import { SqliteEventStore } from './infrastructure/event-store/sqlite/sqlite-event-store';
+import type { JsonLogger } from './infrastructure/logging/json-logger';
+import { ProjectionRunner } from './infrastructure/processing/projection-runner';
+import { PositionTrackingEventStore } from './infrastructure/processing/read-your-writes';
+import { MemoryReadStore } from './infrastructure/read-store/memory/memory-read-store';
+import { MongoReadStore } from './infrastructure/read-store/mongodb/mongodb-read-store';
+import type { ReadStore } from './infrastructure/read-store/read-store.port';
+import { allProjections } from './projections';
+
+/** The stores and the projection runner: what the HTTP app, the CLI and the benchmarks share. */
+export interface Runtime {
+  config: AssayConfig;
+  logger: JsonLogger;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: ProjectionRunner;
+}
+
+export const RUNTIME = Symbol('Runtime');
+
+export const EVENT_LOG_FILE = 'events.sqlite';
+
+export async function openEventStore(config: AssayConfig): Promise<EventStore> {
+  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return new SqliteEventStore(path.join(config.dataDir, EVENT_LOG_FILE));
+}
+
+export async function openReadStore(config: AssayConfig): Promise<ReadStore> {
+  if (config.mongodbUrl) return MongoReadStore.connect(config.mongodbUrl);
+  return new MemoryReadStore();
+}
+
+/** Opens both stores as the configuration says and logs which engines are in use. */
+export async function openRuntime(config: AssayConfig, logger: JsonLogger): Promise<Runtime> {
+  const eventStore = new PositionTrackingEventStore(await openEventStore(config));
+  const readStore = await openReadStore(config);
+  logger.info('stores opened', {
+    eventStore: config.eventStoreUrl ? 'eventstoredb' : `sqlite:${path.join(config.dataDir, EVENT_LOG_FILE)}`,
+    readStore: config.mongodbUrl ? 'mongodb' : 'memory',
+  });
+  const projections = new ProjectionRunner(eventStore, readStore, allProjections, logger);
+  return { config, logger, eventStore, readStore, projections };
+}
+
+export async function closeRuntime(runtime: Runtime): Promise<void> {
+  await runtime.projections.stop();
+  await runtime.eventStore.close();
+  await runtime.readStore.close();
+}

@@ -1,0 +1,13 @@
+/** Time arrives through a Clock so that deciders and tests stay deterministic. */
+export interface Clock {
+  now(): Date;
+}
+
+export const CLOCK = Symbol('Clock');
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** ISO-8601 UTC with milliseconds, the service's one timestamp format. */
+export function isoTimestamp(date: Date): string {
+  return date.toISOString();
+}

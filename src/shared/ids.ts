@@ -1,0 +1,39 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Opaque, time-ordered ids with a readable prefix (`bat_…`, `run_…`, `key_…`): 12 hex digits
+ * of milliseconds then 16 random hex digits, so ids sort by creation time.
+ */
+export type IdPrefix = 'bat' | 'run' | 'trl' | 'var' | 'con' | 'env' | 'key' | 'req';
+
+let lastMillis = 0;
+let sequence = 0;
+
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  // Within one millisecond a counter keeps ids from the same process ordered.
+  if (now === lastMillis) sequence += 1;
+  else {
+    lastMillis = now;
+    sequence = 0;
+  }
+  const time = now.toString(16).padStart(12, '0');
+  const seq = (sequence & 0xffff).toString(16).padStart(4, '0');
+  return `${prefix}_${time}${seq}${randomBytes(6).toString('hex')}`;
+}
+
+/** A random UUID v4, the id of a new event. */
+export function newEventId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * A UUID derived from a name (SHA-1 based, version 5 layout), so that retrying the same
+ * command appends events with the same ids, which the event store then ignores.
+ */
+export function derivedEventId(...parts: string[]): string {
+  const bytes = createHash('sha1').update(parts.join('\u0000')).digest().subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,20 @@
+import { eventStoreContract } from '../../src/infrastructure/event-store/event-store.contract';
+import { EventStoreDbEventStore } from '../../src/infrastructure/event-store/eventstoredb/eventstoredb-event-store';
+
+const url = process.env.EVENTSTORE_URL;
+
+if (url) {
+  eventStoreContract('EventStoreDB', async () => {
+    const store = await EventStoreDbEventStore.connect(url);
+    return {
+      store,
+      reopen: () => EventStoreDbEventStore.connect(url),
+      cleanup: () => store.close(),
+    };
+  });
+} else {
+  describe('EventStore contract: EventStoreDB', () => {
+    console.warn('EventStoreDB contract skipped: set EVENTSTORE_URL=esdb://localhost:2113?tls=false to run it');
+    it.skip('needs a running EventStoreDB (set EVENTSTORE_URL)', () => undefined);
+  });
+}

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { eventStoreContract } from '../../src/infrastructure/event-store/event-store.contract';
+import { NewEvent, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
+
+/** Child processes load the compiled adapter: `npm test` builds dist/ before running jest. */
+const COMPILED_ADAPTER = path.resolve(__dirname, '../../dist/infrastructure/event-store/sqlite/sqlite-event-store.js');
+const compiledAdapterExists = fs.existsSync(COMPILED_ADAPTER);
+if (!compiledAdapterExists) {
+  console.warn(`SQLite child-process tests skipped: ${COMPILED_ADAPTER} is missing; run \`npm run build\` first.`);
+}
+const itWithChildProcess = compiledAdapterExists ? it : it.skip;
+
+/** Appends one event at a time to STREAM and prints "<revision> <id>" once each append is acknowledged. */
+const CHILD_APPENDER = `
+const { randomUUID } = require('node:crypto');
+const { SqliteEventStore } = require(process.env.ADAPTER);
+const metadata = { organization: 'org-child', actor: 'system:child', correlationId: 'c', causationId: 'c' };
+(async () => {
+  const store = new SqliteEventStore(process.env.FILE);
+  const count = process.env.COUNT ? Number(process.env.COUNT) : Infinity;
+  for (let revision = 0; revision < count; revision++) {
+    const id = randomUUID();
+    const expected = revision === 0 ? 'no_stream' : revision - 1;
+    await store.append(process.env.STREAM, [{ id, type: 'ChildAppended', data: { revision }, metadata }], expected);
+    process.stdout.write(revision + ' ' + id + '\\n');
+  }
+  await store.close();
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+function temporaryFile(): { file: string; remove: () => void } {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-event-store-'));
+  return {
+    file: path.join(directory, 'events.sqlite'),
+    remove: () => fs.rmSync(directory, { recursive: true, force: true }),
+  };
+}
+
+function spawnAppender(file: string, stream: string, count?: number) {
+  const env = { ...process.env, ADAPTER: COMPILED_ADAPTER, FILE: file, STREAM: stream, COUNT: count?.toString() ?? '' };
+  return spawn(process.execPath, ['-e', CHILD_APPENDER], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+function sampleEvent(): NewEvent {
+  return {
+    id: randomUUID(),
+    type: 'SampleRecorded',
+    data: {},
+    metadata: { organization: 'org', actor: 'system:test', correlationId: 'c', causationId: 'c' },
+  };
+}
+
+async function receiveFrom(events: AsyncIterator<RecordedEvent>, stream: string, count: number) {
+  const received: RecordedEvent[] = [];
+  while (received.length < count) {
+    const next = await events.next();
+    if (next.done) break;
+    if (next.value.streamName === stream) received.push(next.value);
+  }
+  return received;
+}
+
+eventStoreContract('SQLite', async () => {
+  const storage = temporaryFile();
+  const store = new SqliteEventStore(storage.file);
+  return {
+    store,
+    reopen: async () => new SqliteEventStore(storage.file),
+    cleanup: async () => {
+      await store.close();
+      storage.remove();
+    },
+  };
+});
+
+describe('SqliteEventStore', () => {
+  let storage: ReturnType<typeof temporaryFile>;
+  const stores: SqliteEventStore[] = [];
+  const open = (options?: { pollIntervalMs?: number }) => {
+    const store = new SqliteEventStore(storage.file, options);
+    stores.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    storage = temporaryFile();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    storage.remove();
+  });
+
+  it('keeps the log in WAL mode', () => {
+    open();
+    const raw = new Database(storage.file, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('lets a subscription of one instance see appends made through another instance, by polling', async () => {
+    const writer = open();
+    const reader = open({ pollIntervalMs: 20 });
+    const stream = `polled-${randomUUID()}`;
+    const receiving = receiveFrom(reader.subscribeToAll()[Symbol.asyncIterator](), stream, 2);
+    await writer.append(stream, [sampleEvent(), sampleEvent()], 'no_stream');
+    const received = await receiving;
+    expect(received.map((event) => event.revision)).toEqual([0, 1]);
+  });
+
+  it('wakes a subscription at once on an append through the same instance, without waiting to poll', async () => {
+    const store = open({ pollIntervalMs: 60_000 });
+    const stream = `woken-${randomUUID()}`;
+    const receiving = receiveFrom(store.subscribeToAll()[Symbol.asyncIterator](), stream, 1);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // let it go idle first
+    const appendedAt = performance.now();
+    await store.append(stream, [sampleEvent()], 'no_stream');
+    expect(await receiving).toHaveLength(1);
+    expect(performance.now() - appendedAt).toBeLessThan(50);
+  });
+
+  it('ends its subscriptions at once when the store is closed', async () => {
+    const store = open({ pollIntervalMs: 60_000 });
+    const pending = store.subscribeToAll()[Symbol.asyncIterator]().next();
+    await store.close();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  itWithChildProcess('delivers events appended by another process to a live subscription', async () => {
+    const store = open();
+    const events = store.subscribeToAll()[Symbol.asyncIterator]();
+    const stream = `child-${randomUUID()}`;
+    const child = spawnAppender(storage.file, stream, 3);
+    const exitCode = new Promise((resolve) => child.on('exit', resolve));
+    const received = await receiveFrom(events, stream, 3);
+    expect(received.map((event) => event.data)).toEqual([{ revision: 0 }, { revision: 1 }, { revision: 2 }]);
+    expect(await exitCode).toBe(0);
+  });
+
+  itWithChildProcess('keeps every acknowledged append when the writer is killed with SIGKILL', async () => {
+    const stream = `killed-${randomUUID()}`;
+    const child = spawnAppender(storage.file, stream);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const acknowledged = new Map<number, string>();
+    for await (const line of createInterface({ input: child.stdout })) {
+      const [revision, id] = line.split(' ');
+      acknowledged.set(Number(revision), id);
+      if (acknowledged.size === 50) child.kill('SIGKILL');
+    }
+    await exited;
+    expect(acknowledged.size).toBeGreaterThanOrEqual(50);
+    const stored = await open().readStream(stream);
+    for (const [revision, id] of acknowledged) expect(stored[revision]?.id).toBe(id);
+  });
+});

@@ -1,0 +1,7 @@
+import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
+import { readStoreContract } from '../../src/infrastructure/read-store/read-store.contract';
+
+readStoreContract('memory', async () => {
+  const store = new MemoryReadStore();
+  return { store, cleanup: () => store.close() };
+});

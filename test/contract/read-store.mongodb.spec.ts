@@ -1,0 +1,25 @@
+import { MongoReadStore, databaseFromUrl } from '../../src/infrastructure/read-store/mongodb/mongodb-read-store';
+import { readStoreContract } from '../../src/infrastructure/read-store/read-store.contract';
+
+const url = process.env.MONGODB_URL;
+
+if (url) {
+  // A database of its own per run, so dropAll cannot touch another run's (or anyone's) data.
+  const base = databaseFromUrl(url) ?? 'assay_test';
+  const dbName = `${base.slice(0, 30)}_${process.pid}_${Date.now().toString(36)}`;
+  readStoreContract('mongodb', async () => {
+    const store = await MongoReadStore.connect(url, dbName);
+    return {
+      store,
+      cleanup: async () => {
+        await store.dropAll();
+        await store.close();
+      },
+    };
+  });
+} else {
+  describe('ReadStore contract: mongodb', () => {
+    console.warn('MongoDB contract skipped: set MONGODB_URL=mongodb://localhost:27017/assay_test to run it');
+    it.skip('needs MONGODB_URL', () => undefined);
+  });
+}

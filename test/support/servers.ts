@@ -1,0 +1,100 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
+import { RunningServer, startServer } from '../../src/main';
+import { ApiClient } from './http-client';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+export function tempDir(prefix = 'assay-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Captured log lines of an in-process server. */
+export class LogCapture {
+  readonly lines: string[] = [];
+  readonly logger = new JsonLogger('debug', (line) => this.lines.push(line));
+
+  entries(): Array<Record<string, unknown>> {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+export interface InProcessServer extends RunningServer {
+  client: ApiClient;
+  logs: LogCapture;
+  dataDir: string;
+}
+
+/** The whole service in the test's process, on a real port, over real stores. */
+export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessServer> {
+  const dataDir = env.ASSAY_DATA_DIR ?? tempDir();
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ...env });
+  const logs = new LogCapture();
+  const server = await startServer(config, logs.logger);
+  return { ...server, client: new ApiClient(server.url, env.ASSAY_INIT_API_KEY ?? null), logs, dataDir };
+}
+
+export interface ChildServer {
+  child: ChildProcess;
+  url: string;
+  client: ApiClient;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The compiled service as a child process (`node dist/cli.js serve`), as an operator runs it. */
+export async function startChild(env: Record<string, string>): Promise<ChildServer> {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntil(async () => {
+    if (child.exitCode !== null) throw new Error(`The server exited at start:\n${output}`);
+    return (await fetch(url + '/health').then((r) => r.ok).catch(() => false)) === true;
+  }, 30000);
+  return {
+    child,
+    url,
+    client: new ApiClient(url, env.ASSAY_INIT_API_KEY ?? null),
+    output: () => output,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms.`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export const INIT_KEY = 'assay_test_init_key_0123456789abcdef';

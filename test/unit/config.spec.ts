@@ -1,0 +1,45 @@
+import { ConfigError, DEFAULT_MAX_BODY_BYTES, loadConfig } from '../../src/config';
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration from the environment', () => {
+  it('has defaults that serve on 127.0.0.1:8080 from ./data with embedded stores', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8080, eventStoreUrl: null, mongodbUrl: null, oauth: null, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('holds 100 cases with 1,000,000-character prepare sources within the default body limit', () => {
+    expect(DEFAULT_MAX_BODY_BYTES).toBeGreaterThan(100 * 1_000_000 * 1.05);
+  });
+
+  it.each([
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: 'http' }],
+    ['EVENTSTORE_URL', { EVENTSTORE_URL: 'http://x' }],
+    ['MONGODB_URL', { MONGODB_URL: 'not a url' }],
+    ['ASSAY_INIT_API_KEY', { ASSAY_INIT_ORG: 'acme' }],
+    ['ASSAY_INIT_ORG', { ASSAY_INIT_ORG: 'Bad Org', ASSAY_INIT_API_KEY: 'k'.repeat(32) }],
+    ['ASSAY_INIT_API_KEY', { ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: 'short' }],
+    ['ASSAY_MASTER_KEY', { ASSAY_MASTER_KEY: Buffer.alloc(31).toString('base64') }],
+    ['ASSAY_OAUTH_ISSUER', { ASSAY_OAUTH_JWKS_URL: 'https://idp/jwks' }],
+    ['ASSAY_MAX_BODY_BYTES', { ASSAY_MAX_BODY_BYTES: '-1' }],
+  ])('names %s when it is wrong', (variable, env) => {
+    const error = failure(env as Record<string, string>);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+  });
+
+  it('accepts a 32-byte base64 master key', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ ASSAY_MASTER_KEY: key.toString('base64') }).masterKey).toEqual(key);
+  });
+});
