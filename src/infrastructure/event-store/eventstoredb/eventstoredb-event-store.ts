@@ -58,7 +58,7 @@ function toPositionNumber(position: Position): number {
   return value;
 }
 
-function toEsdbPosition(position: number): Position {
+function toEsdbPosition(position: number | bigint): Position {
   return { commit: BigInt(position), prepare: BigInt(position) };
 }
 
@@ -96,9 +96,10 @@ function isSystemEvent(event: StoredEsdbEvent): boolean {
 }
 
 function toRecordedEvent(event: StoredEsdbEvent, commitPosition?: bigint): RecordedEvent {
-  const position = event.position ?? (commitPosition === undefined ? undefined : toEsdbPosition(Number(commitPosition)));
+  const position = event.position ?? (commitPosition === undefined ? undefined : toEsdbPosition(commitPosition));
   if (!position) {
-    throw new Error(`EventStoreDB did not report the $all position of event ${event.id}: it needs server 22.10 or later.`);
+    // Servers before 22.6 leave it out of stream reads; guessing one would corrupt checkpoints.
+    throw new Error(`EventStoreDB reported no $all position for event ${event.id}: use server 22.10 or later.`);
   }
   return {
     id: event.id,
@@ -136,11 +137,10 @@ export class EventStoreDbEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     // The server only recognises a retry relative to the expected revision (or, for `any`, from a
-    // bounded cache); with a still-valid revision it would store the ids again, so look first.
-    if (expectedRevision !== 'no_stream') {
-      const earlier = await this.findEarlierAppend(stream, events);
-      if (earlier) return earlier;
-    }
+    // bounded cache): with a still-valid revision it would store the ids again. It also reports
+    // no reliable position for a retry it recognised. So look for an earlier append first.
+    const earlier = await this.findEarlierAppend(stream, events);
+    if (earlier) return earlier;
     try {
       const result = await this.client.appendToStream(stream, events.map(toEventData), {
         expectedRevision: toEsdbExpected(expectedRevision),
@@ -148,8 +148,9 @@ export class EventStoreDbEventStore implements EventStore {
       return await this.toAppendResult(stream, events, result);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
-      const earlier = await this.findEarlierAppend(stream, events);
-      if (earlier) return earlier;
+      // A stale revision may hide a retry the server did not match (it compares from there on).
+      const retried = await this.findEarlierAppend(stream, events);
+      if (retried) return retried;
       const actual = error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion);
       throw new WrongExpectedVersion(stream, expectedRevision, actual);
     }
@@ -165,7 +166,7 @@ export class EventStoreDbEventStore implements EventStore {
     });
     const found: RecordedEvent[] = [];
     try {
-      for await (const resolved of read) {
+      for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
         if (resolved.event) found.push(toRecordedEvent(resolved.event, resolved.commitPosition));
       }
     } catch (error) {
@@ -189,7 +190,7 @@ export class EventStoreDbEventStore implements EventStore {
       fromPosition: readStart(after, direction),
     });
     const found: RecordedEvent[] = [];
-    for await (const resolved of read) {
+    for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
       const event = toDomainEvent(resolved);
       if (event && beyondStart(event.position)) found.push(event);
       if (found.length >= maxCount) {
