@@ -121,6 +121,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
     streamReadSpecs(subject);
     allReadSpecs(subject);
     subscriptionSpecs(subject);
+    subscriptionClosingSpecs(subject);
     secondStoreSpecs(subject);
   });
 }
@@ -372,8 +373,12 @@ function subscriptionSpecs(subject: Subject): void {
       expect(received.map((event) => event.revision)).toEqual([0, 1, 2]);
       expect(await withTimeout(fromOne.next(), 'a closed subscription')).toEqual({ done: true, value: undefined });
     });
+  });
+}
 
-    it('ends a pending iteration promptly when closed', async () => {
+function subscriptionClosingSpecs(subject: Subject): void {
+  describe('closing a subscription', () => {
+    it('ends a pending iteration promptly', async () => {
       const subscription = subject.subscribe(await subject.store.headPosition());
       const events = subscription[Symbol.asyncIterator]();
       const pending = events.next();

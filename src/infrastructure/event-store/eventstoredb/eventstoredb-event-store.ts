@@ -148,7 +148,7 @@ export class EventStoreDbEventStore implements EventStore {
       return await this.toAppendResult(stream, events, result);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
-      // A stale revision may hide a retry the server did not match (it compares from there on).
+      // The same ids may have landed since the first look: a concurrent retry of this append.
       const retried = await this.findEarlierAppend(stream, events);
       if (retried) return retried;
       const actual = error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion);
