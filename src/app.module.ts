@@ -11,6 +11,7 @@ import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authe
 import { AuthGuard } from './modules/auth/authentication/auth.guard';
 import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
 import { AuthModule } from './modules/auth/auth.module';
+import { EvalsModule } from './modules/evals/evals.module';
 import { HealthController } from './modules/operations/health.controller';
 import { RUNTIME, Runtime } from './runtime';
 
@@ -38,7 +39,7 @@ export class AppModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule],
+      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_PIPE, useClass: DecodePipe },

@@ -18,6 +18,16 @@ export interface AssayConfig {
   /** How long a command waits for its own writes to reach the read models before answering. */
   readYourWritesTimeoutMs: number;
   logLevel: LogLevel;
+  execution: ExecutionSettings;
+}
+
+/** How this process runs trials. */
+export interface ExecutionSettings {
+  /** The operator's harness and sandbox definitions (ASSAY_CONFIG, YAML or JSON), or null. */
+  configPath: string | null;
+  maxParallelTrials: number;
+  outputCapBytes: number;
+  verifyTimeoutMs: number;
 }
 
 export interface OAuthConfig {
@@ -57,6 +67,12 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, 2 ** 31 - 1),
     readYourWritesTimeoutMs: integer(env, 'ASSAY_READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60000),
     logLevel: logLevel(env),
+    execution: {
+      configPath: text(env, 'ASSAY_CONFIG') ? path.resolve(text(env, 'ASSAY_CONFIG')!) : null,
+      maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),
+      outputCapBytes: integer(env, 'ASSAY_OUTPUT_CAP', 65536, 1024, 16 * 1024 * 1024),
+      verifyTimeoutMs: integer(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300000, 1000, 3600000),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../event-store/event-store.port';
-import type { Document, IndexSpec, ReadStore } from '../read-store/read-store.port';
+import type { Collection, Document, IndexSpec, ReadStore } from '../read-store/read-store.port';
 
 /** The field in which every read-model document records the log position it reflects. */
 export const POSITION_FIELD = '_position';
@@ -26,10 +26,10 @@ export interface DocumentProjectionSpec<D extends Document> {
   collection: string;
   indexes?: IndexSpec[];
   eventTypes: readonly string[];
-  /** Which document an event changes; null when it changes none. */
-  documentId(event: RecordedEvent): string | null;
+  /** Which document an event changes (or several, for an event that creates many); null for none. */
+  documentId(event: RecordedEvent): string | string[] | null;
   /** `(document | null, event) → document | null`: null deletes the document. */
-  evolve(document: D | null, event: RecordedEvent): D | null;
+  evolve(document: D | null, event: RecordedEvent, id: string): D | null;
 }
 
 /**
@@ -42,21 +42,30 @@ export function documentProjection<D extends Document>(spec: DocumentProjectionS
     eventTypes: spec.eventTypes,
     collections: { [spec.collection]: spec.indexes ?? [] },
     async project(event, store) {
-      const id = spec.documentId(event);
-      if (id === null) return;
+      const ids = spec.documentId(event);
+      if (ids === null) return;
       const collection = store.collection<D & ProjectedDocument>(spec.collection);
-      const current = await collection.findOne({ _id: id });
-      if (current && current._position >= event.position) return;
-      const { _position: _ignored, ...state } = current ?? ({} as ProjectedDocument);
-      const next = spec.evolve(current ? (state as unknown as D) : null, event);
-      if (next === null) {
-        await collection.deleteOne({ _id: id });
-        return;
-      }
-      const document = { ...next, _id: id, _position: event.position } as D & ProjectedDocument;
-      await collection.replaceOne({ _id: id }, document, { upsert: true });
+      for (const id of Array.isArray(ids) ? ids : [ids]) await projectOne(collection, id, event, spec);
     },
   };
+}
+
+async function projectOne<D extends Document>(
+  collection: Collection<D & ProjectedDocument>,
+  id: string,
+  event: RecordedEvent,
+  spec: DocumentProjectionSpec<D>,
+): Promise<void> {
+  const current = await collection.findOne({ _id: id });
+  if (current && current._position >= event.position) return;
+  const { _position: _ignored, ...state } = current ?? ({} as ProjectedDocument);
+  const next = spec.evolve(current ? (state as unknown as D) : null, event, id);
+  if (next === null) {
+    await collection.deleteOne({ _id: id });
+    return;
+  }
+  const document = { ...next, _id: id, _position: event.position } as D & ProjectedDocument;
+  await collection.replaceOne({ _id: id }, document, { upsert: true });
 }
 
 export const PROJECTIONS = Symbol('Projections');

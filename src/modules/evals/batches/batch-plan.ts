@@ -1,0 +1,65 @@
+import { newId } from '../../../shared/ids';
+import type { EvalCase, EvalSuite, VariantDefinition } from '../shared/definitions';
+import { DEFAULT_TIMEOUT_MS } from '../shared/definitions';
+import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';
+import type { PlannedRun, RunSetup } from './batch.events';
+import type { BatchPlan } from './start-batch/start-rules';
+
+export interface PlannedBatch {
+  batchId: string;
+  runs: PlannedRun[];
+  /** Per case: the definition's named parts, for its version. */
+  parts: Map<string, Array<[string, string]>>;
+}
+
+/** Gives every run and trial of a plan its ids, hashes and recorded set-up. */
+export function planBatch(plan: BatchPlan, organization: string, now: Date): PlannedBatch {
+  const batchId = newId('bat', now.getTime());
+  const parts = new Map<string, Array<[string, string]>>();
+  const runs: PlannedRun[] = [];
+  for (const evalCase of plan.cases) {
+    const caseParts = definitionParts(plan.suite, evalCase);
+    parts.set(evalCase.id, caseParts);
+    const userModel = evalCase.user?.kind === 'simulated' ? (evalCase.user.model ?? null) : null;
+    for (const variant of plan.variants) {
+      runs.push(planRun(plan, organization, evalCase, variant, userModel, definitionHash(caseParts), now));
+    }
+  }
+  return { batchId, runs, parts };
+}
+
+function planRun(
+  plan: BatchPlan,
+  organization: string,
+  evalCase: EvalCase,
+  variant: VariantDefinition,
+  userModel: string | null,
+  hash: string,
+  now: Date,
+): PlannedRun {
+  return {
+    runId: newId('run', now.getTime()),
+    caseId: evalCase.id,
+    caseName: evalCase.name,
+    variantId: variantId(organization, evalCase.id, variantIdentity(variant, userModel)),
+    variant,
+    userModel,
+    definitionHash: hash,
+    profileVersion: profileVersion(variant.profile),
+    trialIds: Array.from({ length: plan.trials }, () => newId('trl', now.getTime())),
+    setup: runSetup(plan.suite, evalCase),
+    timeoutMs: evalCase.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    tags: evalCase.tags,
+  };
+}
+
+export function runSetup(suite: EvalSuite, evalCase: EvalCase): RunSetup {
+  return {
+    prepare: evalCase.prepare?.source ?? null,
+    prompt: renderPrompt(suite.prompt, evalCase.variables),
+    source: evalCase.source ?? suite.source ?? { kind: 'empty' },
+    validator: evalCase.validator?.source ?? null,
+    verify: evalCase.verify,
+    validatorFiles: evalCase.validator ? [{ path: `${evalCase.validator.name}.ts`, content: evalCase.validator.source }] : [],
+  };
+}

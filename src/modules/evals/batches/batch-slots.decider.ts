@@ -1,0 +1,48 @@
+import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { Decider } from '../../../shared/decider';
+import { Conflict } from '../../../shared/errors';
+
+export const RUNNING_BATCHES_PER_ORGANIZATION = 3;
+
+export type BatchSlotTaken = DomainEvent<'BatchSlotTaken', { organization: string; batchId: string; takenAt: string }>;
+export type BatchSlotReleased = DomainEvent<
+  'BatchSlotReleased',
+  { organization: string; batchId: string; releasedAt: string; reason: string }
+>;
+export type BatchSlotEvent = BatchSlotTaken | BatchSlotReleased;
+
+export type BatchSlotCommand =
+  | { type: 'TakeSlot'; organization: string; batchId: string; now: Date }
+  | { type: 'ReleaseSlot'; organization: string; batchId: string; reason: string; now: Date };
+
+/** The batches holding a slot. */
+export type BatchSlotState = readonly string[];
+
+export const batchSlotsStream = (organization: string) => `batchslots-${organization}`;
+
+/**
+ * The rule of three, enforced on one stream with its expected revision: two starts that read
+ * the same state cannot both append, so concurrent starts never admit a fourth batch.
+ */
+export const batchSlotsDecider: Decider<BatchSlotCommand, BatchSlotState, BatchSlotEvent> = {
+  initialState: [],
+  evolve(state, event) {
+    if (event.type === 'BatchSlotTaken') return [...state, event.data.batchId];
+    return state.filter((batchId) => batchId !== event.data.batchId);
+  },
+  decide(command, state) {
+    const holds = state.includes(command.batchId);
+    const { organization, batchId } = command;
+    if (command.type === 'ReleaseSlot') {
+      if (!holds) return [];
+      return [{ type: 'BatchSlotReleased', data: { organization, batchId, releasedAt: command.now.toISOString(), reason: command.reason } }];
+    }
+    if (holds) return [];
+    if (state.length >= RUNNING_BATCHES_PER_ORGANIZATION) {
+      throw new Conflict(
+        `This organization already has ${state.length} batches running, and may have ${RUNNING_BATCHES_PER_ORGANIZATION} at once. Wait for one to finish.`,
+      );
+    }
+    return [{ type: 'BatchSlotTaken', data: { organization, batchId, takenAt: command.now.toISOString() } }];
+  },
+};

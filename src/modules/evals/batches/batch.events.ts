@@ -1,0 +1,56 @@
+import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
+
+export interface Trigger {
+  source: string;
+  url: string | null;
+}
+
+/** What a run used: recorded so a result can be read against the exact definition. */
+export interface RunSetup {
+  prepare: string | null;
+  prompt: string;
+  source: EvalSource;
+  validator: string | null;
+  verify: string | null;
+  validatorFiles: Array<{ path: string; content: string }>;
+}
+
+export interface PlannedRun {
+  runId: string;
+  caseId: string;
+  caseName: string;
+  variantId: string;
+  variant: VariantDefinition;
+  userModel: string | null;
+  definitionHash: string;
+  profileVersion: string | null;
+  trialIds: string[];
+  setup: RunSetup;
+  timeoutMs: number;
+  tags: string[];
+}
+
+/** Stored in `batch-{id}`: the full request as started, so the saga can run it from the log alone. */
+export type BatchStarted = DomainEvent<
+  'BatchStarted',
+  {
+    batchId: string;
+    organization: string;
+    startedAt: string;
+    trigger: Trigger;
+    checksIn: boolean;
+    trials: number;
+    suite: EvalSuite;
+    cases: EvalCase[];
+    runs: PlannedRun[];
+    author: string;
+    idempotencyKey: string | null;
+  }
+>;
+
+export type BatchFinished = DomainEvent<'BatchFinished', { batchId: string; organization: string; finishedAt: string }>;
+export type BatchFailed = DomainEvent<'BatchFailed', { batchId: string; organization: string; finishedAt: string; failure: string }>;
+export type BatchEvent = BatchStarted | BatchFinished | BatchFailed;
+
+export const batchStream = (batchId: string) => `batch-${batchId}`;

@@ -1,0 +1,45 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
+import { NotFound } from '../../../../shared/errors';
+import { RUNS, RunDocument } from '../../runs/run.projection';
+import { RunView, runView } from '../../runs/run-view';
+import { CostRecord, sumCosts } from '../../trials/costs';
+import { BATCHES, BatchDocument } from '../batch.projection';
+import { GetBatch } from './get-batch.query';
+
+export interface BatchView {
+  id: string;
+  status: BatchDocument['status'];
+  startedAt: string;
+  finishedAt: string | null;
+  failure: string | null;
+  local: boolean;
+  costs: CostRecord;
+  runs: RunView[];
+  trigger: BatchDocument['trigger'];
+}
+
+@QueryHandler(GetBatch)
+export class GetBatchHandler implements IQueryHandler<GetBatch, BatchView> {
+  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+
+  async execute({ organization, batchId }: GetBatch): Promise<BatchView> {
+    const batch = await this.readStore.collection<BatchDocument>(BATCHES).findOne({ _id: batchId, organization });
+    if (!batch) throw new NotFound(`Batch "${batchId}" does not exist.`);
+    const documents = await this.readStore.collection<RunDocument>(RUNS).find({ organization, batchId });
+    const order = new Map(batch.runIds.map((runId, index) => [runId, index]));
+    documents.sort((a, b) => order.get(a._id)! - order.get(b._id)!);
+    return {
+      id: batch._id,
+      status: batch.status,
+      startedAt: batch.startedAt,
+      finishedAt: batch.finishedAt,
+      failure: batch.failure,
+      local: batch.local,
+      costs: sumCosts(documents.map((run) => run.costs).filter((costs) => costs.components.length > 0)),
+      runs: documents.map(runView),
+      trigger: batch.trigger,
+    };
+  }
+}

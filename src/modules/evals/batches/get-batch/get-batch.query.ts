@@ -1,0 +1,6 @@
+export class GetBatch {
+  constructor(
+    readonly organization: string,
+    readonly batchId: string,
+  ) {}
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/event-store.port';
+import { executeOnStream } from '../../../../infrastructure/event-store/stream-command';
+import { CommandContext, requestMetadata } from '../../../../shared/caller';
+import { Conflict } from '../../../../shared/errors';
+import { caseDecider } from '../../cases/case.decider';
+import { caseStream } from '../../cases/case.events';
+import { suiteDecider, suiteStream } from '../../suites/suite.events';
+import { batchSlotsDecider, batchSlotsStream } from '../batch-slots.decider';
+import { BatchStarted, batchStream, Trigger } from '../batch.events';
+import { planBatch, PlannedBatch } from '../batch-plan';
+import { idempotencyDecider, idempotencyStream } from './idempotency';
+import { BatchPlan, checkBatchPlan } from './start-rules';
+
+export interface StartedBatch {
+  id: string;
+  runs: Array<{ caseId: string; id: string; variantId: string }>;
+}
+
+export interface StartRequest {
+  plan: BatchPlan;
+  checksIn: boolean;
+  trigger: Trigger;
+  idempotency: { key: string; requestHash: string } | null;
+  context: CommandContext;
+}
+
+/** Enough concurrent starts to contend for the slots stream without giving up early. */
+const SLOT_ATTEMPTS = 50;
+
+/**
+ * Starts a batch: checks the plan, takes one of the organization's three slots, records the
+ * case versions and the suite, then `BatchStarted`. Shared by `evals.batches.start` and
+ * `evals.cases.run`. A start that fails after taking its slot gives it back.
+ */
+@Injectable()
+export class BatchStarter {
+  constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
+
+  async start(request: StartRequest): Promise<StartedBatch> {
+    checkBatchPlan(request.plan);
+    const { context } = request;
+    const organization = context.caller.organization;
+    const planned = planBatch(request.plan, organization, context.now);
+    if (request.idempotency) {
+      const earlier = await this.claimKey(request, planned.batchId);
+      if (earlier) return earlier;
+    }
+    const metadata = requestMetadata(context);
+    const slot = { organization, batchId: planned.batchId, now: context.now };
+    try {
+      await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, { type: 'TakeSlot', ...slot }, metadata, {
+        attempts: SLOT_ATTEMPTS,
+      });
+    } catch (error) {
+      await this.releaseKey(request, planned.batchId, 'no slot');
+      throw error;
+    }
+    try {
+      await this.record(request, planned);
+    } catch (error) {
+      await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, { type: 'ReleaseSlot', ...slot, reason: 'the start failed' }, metadata, { attempts: SLOT_ATTEMPTS });
+      await this.releaseKey(request, planned.batchId, 'the start failed');
+      throw error;
+    }
+    return startedBatch(planned.batchId, planned.runs);
+  }
+
+  private async record(request: StartRequest, planned: PlannedBatch): Promise<void> {
+    const { plan, context } = request;
+    const organization = context.caller.organization;
+    const metadata = requestMetadata(context);
+    await executeOnStream(this.eventStore, suiteStream(organization, plan.suite.id), suiteDecider, { organization, suite: plan.suite, now: context.now }, metadata);
+    for (const evalCase of plan.cases) {
+      const variants = planned.runs
+        .filter((run) => run.caseId === evalCase.id)
+        .map(({ variantId, variant, userModel }) => ({ variantId, variant, userModel }));
+      const command = { type: 'RecordCaseRun' as const, organization, suiteId: plan.suite.id, definition: evalCase, parts: planned.parts.get(evalCase.id)!, variants, author: context.caller.name, now: context.now };
+      await executeOnStream(this.eventStore, caseStream(organization, evalCase.id), caseDecider, command, metadata);
+    }
+    const started: BatchStarted = {
+      type: 'BatchStarted',
+      data: {
+        batchId: planned.batchId,
+        organization,
+        startedAt: context.now.toISOString(),
+        trigger: request.trigger,
+        checksIn: request.checksIn,
+        trials: plan.trials,
+        suite: plan.suite,
+        cases: plan.cases,
+        runs: planned.runs,
+        author: context.caller.name,
+        idempotencyKey: request.idempotency?.key ?? null,
+      },
+    };
+    await this.eventStore.append(batchStream(planned.batchId), [{ id: globalThis.crypto.randomUUID(), ...started, metadata }], 'no_stream');
+  }
+
+  /** Claims the idempotency key, or answers the batch an earlier start with the same key began. */
+  private async claimKey(request: StartRequest, batchId: string): Promise<StartedBatch | null> {
+    const { key, requestHash } = request.idempotency!;
+    const organization = request.context.caller.organization;
+    const stream = idempotencyStream(organization, key);
+    const command = { type: 'Claim' as const, organization, batchId, requestHash, now: request.context.now };
+    const { events } = await executeOnStream(this.eventStore, stream, idempotencyDecider, command, requestMetadata(request.context));
+    if (events.length > 0) return null;
+    const claimed = await this.eventStore.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return this.awaitStarted((claimed[0].data as { batchId: string }).batchId);
+  }
+
+  private async awaitStarted(batchId: string): Promise<StartedBatch> {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const [first] = await this.eventStore.readStream(batchStream(batchId), { maxCount: 1 });
+      if (first) {
+        const data = (first as unknown as BatchStarted).data;
+        return startedBatch(data.batchId, data.runs);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Conflict('A start with this idempotency-key is still in progress. Retry in a few seconds.');
+  }
+
+  private async releaseKey(request: StartRequest, batchId: string, reason: string): Promise<void> {
+    if (!request.idempotency) return;
+    const organization = request.context.caller.organization;
+    await executeOnStream(this.eventStore, idempotencyStream(organization, request.idempotency.key), idempotencyDecider, { type: 'Release', organization, batchId, reason }, requestMetadata(request.context));
+  }
+}
+
+function startedBatch(batchId: string, runs: PlannedBatch['runs']): StartedBatch {
+  return { id: batchId, runs: runs.map((run) => ({ caseId: run.caseId, id: run.runId, variantId: run.variantId })) };
+}

@@ -1,0 +1,10 @@
+import type { StartRequest } from '../../batches/start-batch/batch-starter';
+
+export class RunCase {
+  constructor(
+    readonly caseId: string,
+    readonly trials: number,
+    readonly variantIds: string[] | null,
+    readonly start: Omit<StartRequest, 'plan'>,
+  ) {}
+}

@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '../shared/definitions';
+import type { AgentHarness } from '../shared/definitions';
+import { parseUsageRule, UsageRule } from './harness/usage';
+import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
+
+export { ExecutionConfigError } from './config-shape';
+
+/**
+ * The operator's execution configuration (ASSAY_CONFIG, YAML or JSON):
+ *
+ * ```yaml
+ * defaultSandbox: bubblewrap       # optional: bubblewrap | process; else probed on this host
+ * network: false                   # whether sandboxes without their own setting reach the network
+ * hiddenPaths: [/etc/assay]        # more host paths the bubblewrap sandbox must not see
+ * harnesses:
+ *   harness_kind_1:
+ *     version: "1.2.0"             # recorded as the trial's harnessVersion
+ *     install: "npm i -g agent"    # optional, run in the sandbox before the profile's install
+ *     run: "agent --model {{model}} -p {{prompt}}"   # placeholders are shell-quoted
+ *     env: { AGENT_TELEMETRY: "0" }
+ *     usage:                       # optional: how to read token counts from the harness output
+ *       format: json-lines         # or regex (each field a pattern with one capture group)
+ *       aggregate: last            # or sum
+ *       inputTokens: usage.input_tokens
+ *       outputTokens: usage.output_tokens
+ *       cacheReadTokens: usage.cache_read_input_tokens
+ *       cacheWriteTokens: usage.cache_creation_input_tokens
+ * sandboxes:
+ *   sandbox_kind_1: { driver: bubblewrap, network: true }
+ * ```
+ */
+export type SandboxDriverName = 'bubblewrap' | 'process';
+export const SANDBOX_DRIVERS: readonly SandboxDriverName[] = ['bubblewrap', 'process'];
+
+export interface HarnessDefinition {
+  version: string;
+  install: string | null;
+  run: string;
+  env: Record<string, string>;
+  usage: UsageRule | null;
+}
+
+export interface SandboxDefinition {
+  driver: SandboxDriverName;
+  /** Null: the configuration's top-level `network`. */
+  network: boolean | null;
+}
+
+export interface ExecutionConfig {
+  harnesses: Partial<Record<AgentHarness, HarnessDefinition>>;
+  sandboxes: Partial<Record<string, SandboxDefinition>>;
+  defaultSandbox: SandboxDriverName | null;
+  network: boolean;
+  hiddenPaths: string[];
+}
+
+export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
+  harnesses: {},
+  sandboxes: {},
+  defaultSandbox: null,
+  network: false,
+  hiddenPaths: [],
+};
+
+/** Reads and validates the configuration once at start; null means no file (built-ins only). */
+export function loadExecutionConfig(file: string | null): ExecutionConfig {
+  if (file === null) return EMPTY_EXECUTION_CONFIG;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ExecutionConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let value: unknown;
+  try {
+    value = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    const first = String((error as Error).message).split('\n')[0];
+    throw new ExecutionConfigError(file, '', `is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${first}`);
+  }
+  return parseExecutionConfig(value ?? {}, file);
+}
+
+const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths'];
+
+/** Validates an already parsed configuration; `source` names it in errors. */
+export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
+  const shape = new ConfigShape(source);
+  const top = shape.object(value, '', TOP_KEYS);
+  return {
+    harnesses: harnesses(shape, top.harnesses),
+    sandboxes: sandboxes(shape, top.sandboxes),
+    defaultSandbox: top.defaultSandbox == null ? null : driverName(shape, top.defaultSandbox, 'defaultSandbox'),
+    network: optionalBoolean(shape, top.network, 'network') ?? false,
+    hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
+  };
+}
+
+function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harnesses'] {
+  const result: ExecutionConfig['harnesses'] = {};
+  if (value == null) return result;
+  const entries = shape.object(value, 'harnesses', AGENT_HARNESSES, 'a harness kind (harness_kind_1 .. harness_kind_8)');
+  for (const [kind, definition] of Object.entries(entries)) {
+    result[kind as AgentHarness] = harness(shape, definition, `harnesses.${kind}`);
+  }
+  return result;
+}
+
+function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'env', 'usage']);
+  const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
+  return {
+    version: nonEmptyString(shape, version, `${at}.version`),
+    install: fields.install == null ? null : template(shape, fields.install, `${at}.install`),
+    run: template(shape, fields.run, `${at}.run`),
+    env: stringMap(shape, fields.env, `${at}.env`),
+    usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
+  };
+}
+
+/** A shell command template: only {{prompt}} and {{model}}, which are shell-quoted when rendered. */
+function template(shape: ConfigShape, value: unknown, at: string): string {
+  const text = nonEmptyString(shape, value, at);
+  for (const match of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
+    if (match[1] !== 'prompt' && match[1] !== 'model') {
+      shape.fail(at, `unknown placeholder {{${match[1]}}}; use {{prompt}} or {{model}}`);
+    }
+  }
+  return text;
+}
+
+function sandboxes(shape: ConfigShape, value: unknown): ExecutionConfig['sandboxes'] {
+  const result: ExecutionConfig['sandboxes'] = {};
+  if (value == null) return result;
+  const entries = shape.object(value, 'sandboxes', REMOTE_SANDBOXES, 'a sandbox kind (sandbox_kind_1 .. sandbox_kind_6)');
+  for (const [kind, definition] of Object.entries(entries)) {
+    const fields = shape.object(definition, `sandboxes.${kind}`, ['driver', 'network']);
+    result[kind] = {
+      driver: driverName(shape, fields.driver, `sandboxes.${kind}.driver`),
+      network: optionalBoolean(shape, fields.network, `sandboxes.${kind}.network`),
+    };
+  }
+  return result;
+}
+
+function driverName(shape: ConfigShape, value: unknown, at: string): SandboxDriverName {
+  if (!SANDBOX_DRIVERS.includes(value as SandboxDriverName)) {
+    shape.fail(at, `must be one of ${SANDBOX_DRIVERS.join(', ')} (got ${JSON.stringify(value)})`);
+  }
+  return value as SandboxDriverName;
+}
+
+function hiddenPaths(shape: ConfigShape, value: unknown): string[] {
+  if (value == null) return [];
+  if (!Array.isArray(value)) shape.fail('hiddenPaths', 'must be a list of absolute paths');
+  return value.map((entry, index) => {
+    if (!isShape.string(entry) || !path.isAbsolute(entry)) shape.fail(`hiddenPaths[${index}]`, 'must be an absolute path');
+    return path.resolve(entry);
+  });
+}

@@ -1,0 +1,122 @@
+import type { BatchFailed, BatchFinished, BatchStarted, PlannedRun } from '../batches/batch.events';
+import type { RunFinished } from '../runs/run.events';
+import { sumCosts, TrialCostInput, trialCosts } from '../trials/costs';
+import { computeDistribution } from '../trials/distribution';
+import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
+import type { SagaRun, SagaTrial } from './saga-state';
+import type { ResolvedTrialEnvironment } from './trial-environment';
+import type { TrialOutcome, TrialSpec } from './trial-runner.port';
+
+export const ABANDONED = 'abandoned: the process running this trial stopped';
+
+/** Pure decisions of the saga: what to run, and what a finished trial, run or batch records. */
+export function trialSpec(
+  batch: BatchStarted['data'],
+  run: PlannedRun,
+  trialId: string,
+  environment: ResolvedTrialEnvironment,
+): TrialSpec & { hasSimulatedUser: boolean } {
+  const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId)!;
+  const profileEnv = run.variant.profile?.env ?? {};
+  return {
+    trialId,
+    organization: batch.organization,
+    prompt: run.setup.prompt,
+    source: run.setup.source,
+    cache: evalCase.cache,
+    profile: run.variant.profile,
+    harness: run.variant.harness,
+    model: run.variant.model,
+    sandbox: run.variant.sandbox,
+    timeoutMs: run.timeoutMs,
+    verify: evalCase.verify,
+    env: { ...environment.env, ...profileEnv },
+    secrets: environment.secrets,
+    hasSimulatedUser: evalCase.user?.kind === 'simulated',
+  };
+}
+
+function resultOf(outcome: TrialOutcome, costInput: TrialCostInput): TrialResult {
+  return {
+    finishedAt: new Date().toISOString(),
+    exitCode: outcome.exitCode,
+    timed: outcome.timed,
+    modelMs: outcome.modelMs,
+    sandboxMs: outcome.sandboxMs,
+    sandboxId: outcome.sandboxId,
+    filesChanged: outcome.filesChanged,
+    artifacts: outcome.artifacts,
+    usage: outcome.usage,
+    costs: trialCosts({ ...costInput, usage: outcome.usage }),
+    harnessVersion: outcome.harnessVersion,
+  };
+}
+
+/** The events that record a trial's outcome, appended together: commands, verify steps, verdict. */
+export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput): TrialEvent[] {
+  const events: TrialEvent[] = outcome.trajectory.map((entry) => ({ type: 'TrialCommandRecorded', data: { ...ref, entry } }));
+  for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: { ...ref, ...step } });
+  const result = resultOf(outcome, costInput);
+  if (outcome.status === 'void') {
+    const failure = outcome.failure ?? 'the trial was voided';
+    events.push({ type: 'TrialVoided', data: { ...ref, ...result, failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault } });
+  } else {
+    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status } });
+  }
+  return events;
+}
+
+export function serviceFaultOutcome(error: Error): TrialOutcome {
+  return {
+    status: 'void',
+    exitCode: null,
+    failure: `the service failed to run this trial: ${error.message}`.split('\n')[0].slice(0, 240),
+    voidFields: [],
+    serviceFault: true,
+    timed: false,
+    trajectory: [],
+    verifySteps: [],
+    filesChanged: [],
+    artifacts: [],
+    modelMs: 0,
+    sandboxMs: 0,
+    sandboxId: null,
+    usage: null,
+    harnessVersion: null,
+  };
+}
+
+/** A trial a dead process was running: void, and counted as executed (not a service fault). */
+export function abandonedTrial(ref: TrialRef, run: PlannedRun): TrialEvent {
+  const costInput = { harness: run.variant.harness, model: run.variant.model, sandbox: run.variant.sandbox, usage: null, hasSimulatedUser: false };
+  const result = resultOf({ ...serviceFaultOutcome(new Error(ABANDONED)), serviceFault: false }, costInput);
+  return { type: 'TrialVoided', data: { ...ref, ...result, failure: ABANDONED, voidFields: [], serviceFault: false } };
+}
+
+/** A run is `failed` only when every one of its trials errored inside the service itself. */
+export function runFinished(batch: BatchStarted['data'], run: SagaRun, trials: SagaTrial[]): RunFinished {
+  const failed = trials.length > 0 && trials.every((trial) => trial.serviceFault);
+  return {
+    type: 'RunFinished',
+    data: {
+      runId: run.run.runId,
+      batchId: batch.batchId,
+      organization: batch.organization,
+      status: failed ? 'failed' : 'finished',
+      failure: failed ? (trials[0].failure ?? 'the service could not run this run') : null,
+      distribution: computeDistribution(trials.map((trial) => ({ status: trial.status, commands: trial.commands }))),
+      costs: sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : []))),
+      finishedAt: new Date().toISOString(),
+    },
+  };
+}
+
+/** A batch is `failed` when one of its runs failed: "K of N runs could not run: REASON". */
+export function batchEnding(batch: BatchStarted['data'], runs: SagaRun[]): BatchFinished | BatchFailed {
+  const failed = runs.filter((run) => run.failed);
+  const finishedAt = new Date().toISOString();
+  const { batchId, organization } = batch;
+  if (failed.length === 0) return { type: 'BatchFinished', data: { batchId, organization, finishedAt } };
+  const failure = `${failed.length} of ${runs.length} runs could not run: ${failed[0].failure ?? 'unknown reason'}`;
+  return { type: 'BatchFailed', data: { batchId, organization, finishedAt, failure } };
+}

@@ -1,0 +1,131 @@
+import { EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '../../../infrastructure/event-store/event-store.port';
+import { executeOnStream, DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import { derivedEventId } from '../../../shared/ids';
+import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.decider';
+import { batchStream } from '../batches/batch.events';
+import { runStream } from '../runs/run.events';
+import { trialStream } from '../trials/trial.events';
+import { abandonedTrial, batchEnding, runFinished, serviceFaultOutcome, trialResultEvents, trialSpec } from './saga-decisions';
+import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
+import type { TrialEnvironment } from './trial-environment';
+import type { TrialRunner } from './trial-runner.port';
+
+type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
+
+/** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
+export class SagaReactions {
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly runner: TrialRunner,
+    private readonly environment: TrialEnvironment,
+    private readonly state: SagaState,
+    private readonly logger: JsonLogger,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Moves a batch on as far as its stored events allow; answers the trials to queue. */
+  async advanceBatch(batchId: string, recovering: boolean, causation: Causation): Promise<string[]> {
+    const batch = this.state.batches.get(batchId);
+    if (!batch) return [];
+    if (batch.finished) {
+      await this.releaseSlot(batch, causation);
+      return [];
+    }
+    const toQueue: string[] = [];
+    for (const run of this.state.runsOf(batch)) {
+      for (const trial of this.state.trialsOf(run)) {
+        if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
+        if (trial.status === 'planned' || trial.status === 'queued') toQueue.push(trial.trialId);
+        if (trial.status === 'running' && recovering && !this.inFlight.has(trial.trialId)) await this.abandon(batch, trial, causation);
+      }
+      await this.finishRun(batch, run, causation);
+    }
+    await this.endBatch(batch, causation);
+    return toQueue;
+  }
+
+  async runTrial(trialId: string): Promise<void> {
+    const trial = this.state.trials.get(trialId);
+    const run = trial && this.state.runs.get(trial.runId);
+    const batch = trial && this.state.batches.get(trial.batchId);
+    if (!trial || !run || !batch || this.signal.aborted || isTerminal(trial.status)) return;
+    const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trial.trialId });
+    const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
+    const started = await this.appendIfExpected(trialStream(trialId), [{ type: 'TrialStarted', data: { ...ref, startedAt: new Date().toISOString() } }], metadata, 0);
+    if (!started) return;
+    this.inFlight.add(trialId);
+    try {
+      const environment = await this.environment.resolve(ref.organization, run.run.variant);
+      const spec = trialSpec(batch.started, run.run, trialId, environment);
+      const outcome = await this.runner.run(spec, this.signal).catch((error: Error) => serviceFaultOutcome(error));
+      // A stopping server leaves the trial running; the next start voids it as abandoned.
+      if (this.signal.aborted) return;
+      const costInput = { harness: run.run.variant.harness, model: run.run.variant.model, sandbox: run.run.variant.sandbox, usage: outcome.usage, hasSimulatedUser: spec.hasSimulatedUser };
+      await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput), metadata, 1);
+    } finally {
+      this.inFlight.delete(trialId);
+    }
+  }
+
+  private async queueTrial(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
+    const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
+    const event = { type: 'TrialQueued', data: { ...ref, ordinal: trial.ordinal, queuedAt: new Date().toISOString() } };
+    await this.appendIfExpected(trialStream(trial.trialId), [event], this.metadata(batch, causation), 'no_stream');
+  }
+
+  private async abandon(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
+    const run = this.state.runs.get(trial.runId)!;
+    const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
+    this.logger.warn('voiding a trial abandoned by a stopped process', { trialId: trial.trialId, batchId: trial.batchId });
+    await this.appendIfExpected(trialStream(trial.trialId), [abandonedTrial(ref, run.run)], this.metadata(batch, causation), trial.revision);
+  }
+
+  private async finishRun(batch: SagaBatch, run: SagaRun, causation: Causation): Promise<void> {
+    const trials = this.state.trialsOf(run);
+    if (run.finished || !trials.every((trial) => isTerminal(trial.status))) return;
+    const event = runFinished(batch.started, run, trials);
+    await this.appendIfExpected(runStream(run.run.runId), [event], this.metadata(batch, causation), 'no_stream');
+  }
+
+  private async endBatch(batch: SagaBatch, causation: Causation): Promise<void> {
+    const runs = this.state.runsOf(batch);
+    if (!runs.every((run) => run.finished)) return;
+    const event = batchEnding(batch.started, runs);
+    const appended = await this.appendIfExpected(batchStream(batch.started.batchId), [event], this.metadata(batch, causation), 0);
+    if (appended) this.logger.info('batch ended', { batchId: batch.started.batchId, status: event.type });
+  }
+
+  private async releaseSlot(batch: SagaBatch, causation: Causation): Promise<void> {
+    if (batch.slotReleased) {
+      this.state.forget(batch.started.batchId);
+      return;
+    }
+    const { organization, batchId } = batch.started;
+    const command = { type: 'ReleaseSlot' as const, organization, batchId, reason: 'the batch ended', now: new Date() };
+    await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, command, this.metadata(batch, causation), { attempts: 50 });
+  }
+
+  /** Appends unless the stream moved on: then another reaction already did this. */
+  private async appendIfExpected(stream: string, events: DomainEvent[], metadata: EventMetadata, expected: number | 'no_stream'): Promise<boolean> {
+    const toAppend: NewEvent[] = events.map((event, index) => ({
+      id: derivedEventId(stream, String(expected), String(index), event.type),
+      type: event.type,
+      data: event.data,
+      metadata,
+    }));
+    try {
+      await this.eventStore.append(stream, toAppend, expected);
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersion) return false;
+      throw error;
+    }
+  }
+
+  private metadata(batch: SagaBatch, causation: Causation): EventMetadata {
+    return { organization: batch.started.organization, actor: 'system:trial-saga', ...causation };
+  }
+}

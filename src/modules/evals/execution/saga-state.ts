@@ -1,0 +1,146 @@
+import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
+import type { BatchSlotReleased } from '../batches/batch-slots.decider';
+import type { BatchStarted, PlannedRun } from '../batches/batch.events';
+import type { RunFinished } from '../runs/run.events';
+import type { CostRecord } from '../trials/costs';
+import type { TrialCommandRecorded, TrialScored, TrialVoided } from '../trials/trial.events';
+
+export type SagaTrialStatus = 'planned' | 'queued' | 'running' | 'passed' | 'failed' | 'void';
+
+export interface SagaTrial {
+  trialId: string;
+  runId: string;
+  batchId: string;
+  ordinal: number;
+  status: SagaTrialStatus;
+  /** The trial stream's last revision (-1 before TrialQueued). */
+  revision: number;
+  commands: number;
+  serviceFault: boolean;
+  failure: string | null;
+  costs: CostRecord | null;
+}
+
+export interface SagaRun {
+  run: PlannedRun;
+  batchId: string;
+  finished: boolean;
+  failed: boolean;
+  failure: string | null;
+}
+
+export interface SagaBatch {
+  started: BatchStarted['data'];
+  finished: boolean;
+  slotReleased: boolean;
+}
+
+const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
+
+export function isTerminal(status: SagaTrialStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/**
+ * What the saga knows, derived from stored events only: after a crash, replaying the log gives
+ * back exactly this state, and with it what is left to do.
+ */
+export class SagaState {
+  readonly batches = new Map<string, SagaBatch>();
+  readonly runs = new Map<string, SagaRun>();
+  readonly trials = new Map<string, SagaTrial>();
+
+  /** Applies one event; answers the batch it concerns, or null when it concerns none. */
+  evolve(event: RecordedEvent): string | null {
+    switch (event.type) {
+      case 'BatchStarted':
+        return this.started((event.data as BatchStarted['data']));
+      case 'TrialQueued':
+      case 'TrialStarted':
+      case 'TrialCommandRecorded':
+      case 'TrialVerified':
+      case 'TrialScored':
+      case 'TrialVoided':
+        return this.trialEvent(event);
+      case 'RunFinished':
+        return this.runFinished((event.data as RunFinished['data']));
+      case 'BatchFinished':
+      case 'BatchFailed':
+        return this.batchEnded((event.data as { batchId: string }).batchId);
+      case 'BatchSlotReleased':
+        return this.slotReleased((event.data as BatchSlotReleased['data']).batchId);
+      default:
+        return null;
+    }
+  }
+
+  /** Drops a batch that is over and has given back its slot: nothing is left to do for it. */
+  forget(batchId: string): void {
+    const batch = this.batches.get(batchId);
+    if (!batch) return;
+    for (const run of batch.started.runs) {
+      run.trialIds.forEach((trialId) => this.trials.delete(trialId));
+      this.runs.delete(run.runId);
+    }
+    this.batches.delete(batchId);
+  }
+
+  trialsOf(run: SagaRun): SagaTrial[] {
+    return run.run.trialIds.map((trialId) => this.trials.get(trialId)!);
+  }
+
+  runsOf(batch: SagaBatch): SagaRun[] {
+    return batch.started.runs.map((run) => this.runs.get(run.runId)!);
+  }
+
+  private started(data: BatchStarted['data']): string {
+    this.batches.set(data.batchId, { started: data, finished: false, slotReleased: false });
+    for (const run of data.runs) {
+      this.runs.set(run.runId, { run, batchId: data.batchId, finished: false, failed: false, failure: null });
+      run.trialIds.forEach((trialId, index) => {
+        this.trials.set(trialId, {
+          trialId, runId: run.runId, batchId: data.batchId, ordinal: index + 1, status: 'planned',
+          revision: -1, commands: 0, serviceFault: false, failure: null, costs: null,
+        });
+      });
+    }
+    return data.batchId;
+  }
+
+  private trialEvent(event: RecordedEvent): string | null {
+    const trial = this.trials.get((event.data as { trialId: string }).trialId);
+    if (!trial) return null;
+    trial.revision = Math.max(trial.revision, event.revision);
+    if (event.type === 'TrialQueued' && trial.status === 'planned') trial.status = 'queued';
+    if (event.type === 'TrialStarted' && !isTerminal(trial.status)) trial.status = 'running';
+    if (event.type === 'TrialCommandRecorded') trial.commands += (event.data as TrialCommandRecorded['data']).entry ? 1 : 0;
+    if (event.type === 'TrialScored') {
+      const data = event.data as TrialScored['data'];
+      Object.assign(trial, { status: data.status, costs: data.costs, failure: null });
+    }
+    if (event.type === 'TrialVoided') {
+      const data = event.data as TrialVoided['data'];
+      Object.assign(trial, { status: 'void', costs: data.costs, failure: data.failure, serviceFault: data.serviceFault });
+    }
+    return trial.batchId;
+  }
+
+  private runFinished(data: RunFinished['data']): string | null {
+    const run = this.runs.get(data.runId);
+    if (!run) return null;
+    Object.assign(run, { finished: true, failed: data.status === 'failed', failure: data.failure });
+    return run.batchId;
+  }
+
+  private batchEnded(batchId: string): string | null {
+    const batch = this.batches.get(batchId);
+    if (batch) batch.finished = true;
+    return batch ? batchId : null;
+  }
+
+  private slotReleased(batchId: string): string | null {
+    const batch = this.batches.get(batchId);
+    if (batch) batch.slotReleased = true;
+    return batch ? batchId : null;
+  }
+}

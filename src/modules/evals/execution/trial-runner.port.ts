@@ -1,0 +1,75 @@
+import type { CacheSpec, EvalSource, Profile } from '../shared/definitions';
+
+/** Everything one trial needs to run, decided by the saga from the stored batch. */
+export interface TrialSpec {
+  trialId: string;
+  organization: string;
+  /** The suite prompt with the case's variables filled in. */
+  prompt: string;
+  /** The case's source, else the suite's, else empty. */
+  source: EvalSource;
+  cache: CacheSpec | null;
+  profile: Profile | null;
+  harness: string;
+  model: string;
+  /** The variant's sandbox kind, or null for the server's default driver. */
+  sandbox: string | null;
+  timeoutMs: number;
+  verify: string | null;
+  /** Organization variables and connector values, given to the harness and verify processes. */
+  env: Record<string, string>;
+  /** Values to replace with `[redacted]` in everything captured from the trial. */
+  secrets: string[];
+}
+
+export interface TrajectoryCommand {
+  _tag: 'command';
+  command: string;
+  exitCode: number;
+  startedAtMillis: number;
+  finishedAtMillis: number;
+  output: string;
+  outputTruncated: boolean;
+}
+
+export interface TrialUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  costUsd: number | null;
+}
+
+export interface TrialArtifact {
+  path: string;
+  byteSize: number;
+  sha256: string;
+}
+
+/** What running a trial produced. `status` is the verdict; the saga turns it into events. */
+export interface TrialOutcome {
+  status: 'passed' | 'failed' | 'void';
+  /** The harness's exit code (null when it never ran or was killed). */
+  exitCode: number | null;
+  /** One line, at most 240 characters, no stack trace; null when scored. */
+  failure: string | null;
+  voidFields: string[];
+  /** True when the trial could not run because of the service or its infrastructure. */
+  serviceFault: boolean;
+  timed: boolean;
+  trajectory: TrajectoryCommand[];
+  verifySteps: Array<{ command: string; exitCode: number }>;
+  filesChanged: string[];
+  artifacts: TrialArtifact[];
+  modelMs: number;
+  sandboxMs: number;
+  sandboxId: string | null;
+  usage: TrialUsage | null;
+  harnessVersion: string | null;
+}
+
+export interface TrialRunner {
+  /** Runs one trial to its verdict. It never throws for a trial's own failure. */
+  run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome>;
+}

@@ -1,0 +1,100 @@
+import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
+import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import { SagaState } from './saga-state';
+import { TrialScheduler } from './trial-scheduler';
+import type { TrialEnvironment } from './trial-environment';
+import type { TrialRunner } from './trial-runner.port';
+import { SagaReactions } from './saga-reactions';
+
+export interface TrialSagaOptions {
+  maxParallelTrials: number;
+}
+
+/**
+ * The process manager that runs batches. It is driven by its own catch-up subscription to the
+ * log, not by the in-memory bus: at start it replays the log into its state, then recovers
+ * (voids trials a dead process was running, queues the rest, finishes what can be finished),
+ * then reacts to each new event. Every reaction appends with an expected revision or derived
+ * ids, so a redelivered event or a second reaction appends nothing twice.
+ */
+export class TrialSaga {
+  private readonly state = new SagaState();
+  private readonly scheduler: TrialScheduler;
+  private readonly reactions: SagaReactions;
+  private subscription: AllSubscription | null = null;
+  private loop: Promise<void> | null = null;
+  private live = false;
+  private readonly abort = new AbortController();
+
+  constructor(
+    eventStore: EventStore,
+    runner: TrialRunner,
+    environment: TrialEnvironment,
+    private readonly logger: JsonLogger,
+    options: TrialSagaOptions,
+  ) {
+    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal);
+    this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
+    this.eventStore = eventStore;
+  }
+
+  private readonly eventStore: EventStore;
+
+  get runningTrials(): number {
+    return this.scheduler.active;
+  }
+
+  async start(): Promise<void> {
+    const head = await this.eventStore.headPosition();
+    this.subscription = this.eventStore.subscribeToAll();
+    let caughtUp!: () => void;
+    const ready = new Promise<void>((resolve) => (caughtUp = resolve));
+    if (head < 0) this.goLive(caughtUp);
+    this.loop = this.consume(this.subscription, head, caughtUp);
+    await ready;
+  }
+
+  async stop(): Promise<void> {
+    this.scheduler.stop();
+    this.abort.abort();
+    await this.subscription?.close();
+    await this.loop;
+  }
+
+  private async consume(subscription: AllSubscription, head: number, caughtUp: () => void): Promise<void> {
+    try {
+      for await (const event of subscription) {
+        const batchId = this.state.evolve(event);
+        if (this.live && batchId) await this.react(batchId, event);
+        if (!this.live && event.position >= head) this.goLive(caughtUp);
+      }
+    } catch (error) {
+      this.logger.error('the trial saga stopped on an error', { error: (error as Error).message });
+    }
+  }
+
+  /** Caught up with the log as it was at start: recover, then react to each new event. */
+  private goLive(caughtUp: () => void): void {
+    this.live = true;
+    const pending = [...this.state.batches.keys()];
+    this.logger.info('trial saga recovering', { batches: pending.length });
+    void (async () => {
+      for (const batchId of pending) await this.react(batchId, null);
+    })().finally(caughtUp);
+  }
+
+  private async react(batchId: string, event: RecordedEvent | null): Promise<void> {
+    try {
+      const recovering = event === null;
+      const queued = await this.reactions.advanceBatch(batchId, recovering, metadataOf(event));
+      for (const trialId of queued) this.scheduler.enqueue(batchId, trialId);
+    } catch (error) {
+      this.logger.error('a saga reaction failed', { batchId, error: (error as Error).message, stack: (error as Error).stack });
+    }
+  }
+}
+
+function metadataOf(event: RecordedEvent | null): Pick<EventMetadata, 'correlationId' | 'causationId'> {
+  if (!event) return { correlationId: 'recovery', causationId: 'recovery' };
+  return { correlationId: event.metadata.correlationId, causationId: event.id };
+}

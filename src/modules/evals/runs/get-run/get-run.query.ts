@@ -1,0 +1,6 @@
+export class GetRun {
+  constructor(
+    readonly organization: string,
+    readonly runId: string,
+  ) {}
+}

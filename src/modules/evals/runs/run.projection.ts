@@ -1,0 +1,96 @@
+import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
+import { documentProjection } from '../../../infrastructure/processing/projection';
+import type { BatchStarted, PlannedRun, RunSetup, Trigger } from '../batches/batch.events';
+import { CostRecord, emptyCosts, sumCosts } from '../trials/costs';
+import { computeDistribution, Distribution } from '../trials/distribution';
+import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
+import type { RunFinished } from './run.events';
+import { applyTrialEvent, queuedTrial, TrialView } from './trial-view';
+
+export const RUNS = 'eval_runs';
+
+export type RunDocument = {
+  _id: string;
+  organization: string;
+  batchId: string;
+  case: { id: string; name: string };
+  suite: { id: string; name: string };
+  variant: { id: string; harness: string; model: string; profile: PlannedRun['variant']['profile']; sandbox: string | null; userModel: string | null };
+  status: 'running' | 'finished' | 'failed';
+  failure: string | null;
+  startedAt: string;
+  startedAtMillis: number;
+  finishedAt: string | null;
+  definitionHash: string;
+  harnessVersion: string | null;
+  profileVersion: string | null;
+  local: boolean;
+  costs: CostRecord;
+  distribution: Distribution;
+  setup: RunSetup;
+  trials: TrialView[];
+  trigger: Trigger;
+  tags: string[];
+};
+
+function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
+  const trials = run.trialIds.map((trialId, index) => queuedTrial(trialId, index + 1));
+  return {
+    _id: run.runId,
+    organization: data.organization,
+    batchId: data.batchId,
+    case: { id: run.caseId, name: run.caseName },
+    suite: { id: data.suite.id, name: data.suite.name },
+    variant: { id: run.variantId, harness: run.variant.harness, model: run.variant.model, profile: run.variant.profile, sandbox: run.variant.sandbox, userModel: run.userModel },
+    status: 'running',
+    failure: null,
+    startedAt: data.startedAt,
+    startedAtMillis: Date.parse(data.startedAt),
+    finishedAt: null,
+    definitionHash: run.definitionHash,
+    harnessVersion: null,
+    profileVersion: run.profileVersion,
+    local: false,
+    costs: emptyCosts(),
+    distribution: computeDistribution(trials),
+    setup: run.setup,
+    trials,
+    trigger: data.trigger,
+    tags: run.tags,
+  };
+}
+
+/** Trial events change their run's trial list, and with it the run's distribution and costs. */
+function withTrialEvent(run: RunDocument, event: TrialEvent): RunDocument {
+  const trials = run.trials.map((trial) => (trial.id === event.data.trialId ? applyTrialEvent(trial, event) : trial));
+  const harnessVersion = run.harnessVersion ?? (('harnessVersion' in event.data && event.data.harnessVersion) || null);
+  const costs = sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : [])));
+  return { ...run, trials, harnessVersion, costs: trials.some((t) => t.costs) ? costs : emptyCosts(), distribution: computeDistribution(trials) };
+}
+
+export const runProjection = documentProjection<RunDocument>({
+  name: 'eval-runs',
+  collection: RUNS,
+  indexes: [
+    { keys: { organization: 1, batchId: 1 } },
+    { keys: { organization: 1, 'case.id': 1, 'variant.id': 1, startedAtMillis: -1, _id: -1 } },
+    { keys: { organization: 1, startedAtMillis: -1, _id: -1 } },
+  ],
+  eventTypes: ['BatchStarted', 'RunFinished', ...TRIAL_EVENT_TYPES],
+  documentId(event: RecordedEvent) {
+    if (event.type === 'BatchStarted') return (event.data as BatchStarted['data']).runs.map((run) => run.runId);
+    return (event.data as { runId: string }).runId;
+  },
+  evolve(document, event, id) {
+    if (event.type === 'BatchStarted') {
+      const data = event.data as BatchStarted['data'];
+      return created(data, data.runs.find((run) => run.runId === id)!);
+    }
+    if (!document) return null;
+    if (event.type === 'RunFinished') {
+      const data = event.data as RunFinished['data'];
+      return { ...document, status: data.status, failure: data.failure, finishedAt: data.finishedAt, distribution: data.distribution, costs: data.costs };
+    }
+    return withTrialEvent(document, event as unknown as TrialEvent);
+  },
+});

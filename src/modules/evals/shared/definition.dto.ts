@@ -1,0 +1,133 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { EachString } from '../../../infrastructure/http/decode/each-element';
+import { IsStringRecord, IsUnionOf, unionMember } from '../../../infrastructure/http/decode/shapes';
+import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from './definitions';
+
+/** The spec's case and suite id rule. */
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const present = (field: string) => (object: Record<string, unknown>) => object[field] !== undefined;
+
+export class EmptySourceDto {
+  @Equals('empty') kind!: 'empty';
+}
+
+export class RepoSourceDto {
+  @Equals('repo') kind!: 'repo';
+  @IsString() @MinLength(1) url!: string;
+  @ValidateIf((o: RepoSourceDto) => o.ref !== null) @IsString() ref!: string | null;
+}
+
+export class FilesSourceDto {
+  @Equals('files') kind!: 'files';
+  @IsStringRecord() files!: Record<string, string>;
+}
+
+const SOURCE_KINDS = { empty: EmptySourceDto, repo: RepoSourceDto, files: FilesSourceDto };
+const SOURCE_DESCRIPTION = '{ kind: "empty" } | { kind: "repo", url, ref } | { kind: "files", files }';
+export type SourceDto = EmptySourceDto | RepoSourceDto | FilesSourceDto;
+
+export class SuiteDto {
+  @IsString() @Length(1, 100) @Matches(SLUG, { message: 'must be lower-case words joined by "-"' }) id!: string;
+  @IsString() @Length(1, 200000) prompt!: string;
+  @IsOptional() @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS) as never)
+  source?: SourceDto | null;
+  @IsOptional() @IsString() @Length(1, 200) name?: string;
+}
+
+export class CacheDto {
+  @IsString() @MinLength(1) key!: string;
+  @IsString() @MinLength(1) path!: string;
+}
+
+export class SimulatedUserDto {
+  @Equals('simulated') kind!: 'simulated';
+  @IsString() @Length(1, 2000) goal!: string;
+  @IsString() @Length(1, 8000) prompt!: string;
+  @IsOptional() @IsIn(AGENT_HARNESSES) harness?: string;
+  @IsOptional() @IsString() @Length(1, 200) model?: string;
+}
+
+export class ScriptedUserDto {
+  @Equals('scripted') kind!: 'scripted';
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(24) @EachString(1, 4000) replies!: string[];
+}
+
+const USER_KINDS = { simulated: SimulatedUserDto, scripted: ScriptedUserDto };
+
+export class PrepareDto {
+  @IsString() @Length(1, 100) name!: string;
+  @IsString() @Length(1, 1000000) source!: string;
+}
+
+export class ManifestEntryDto {
+  @IsInt() @Min(0) index!: number;
+  @IsString() @MaxLength(200) name!: string;
+}
+
+export class ValidatorDto {
+  @IsString() @Length(1, 200) name!: string;
+  @IsString() @Length(1, 1000000) source!: string;
+  @IsOptional() @IsBoolean() capture?: boolean;
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ManifestEntryDto)
+  manifest?: ManifestEntryDto[];
+}
+
+export class CaseDto {
+  @IsString() @Length(1, 100) @Matches(SLUG, { message: 'must be lower-case words joined by "-"' }) id!: string;
+  @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @IsOptional() @ValidateNested() @Type(() => CacheDto) cache?: CacheDto;
+  @IsOptional() @IsInt() @Min(1) @Max(50) maxTurns?: number | null;
+  @IsOptional() @IsInt() @Min(1000) @Max(3600000) timeoutMs?: number | null;
+  @IsOptional() @IsUnionOf(Object.keys(USER_KINDS), '{ kind: "simulated", goal, prompt } | { kind: "scripted", replies }')
+  @ValidateNested() @Type(unionMember(USER_KINDS) as never)
+  user?: SimulatedUserDto | ScriptedUserDto | null;
+  @IsOptional() @ValidateNested() @Type(() => PrepareDto) prepare?: PrepareDto | null;
+  @ValidateIf(present('source')) @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS) as never)
+  source?: SourceDto;
+  @IsOptional() @IsArray() @ArrayMaxSize(12) @EachString(1, 40) tags?: string[];
+  @IsOptional() @IsStringRecord() variables?: Record<string, string>;
+  @IsOptional() @ValidateNested() @Type(() => ValidatorDto) validator?: ValidatorDto | null;
+  @IsOptional() @IsString() @Length(1, 100000) verify?: string | null;
+}
+
+export class ProfileDto {
+  @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @IsOptional() @IsString() @Length(1, 100000) install?: string;
+  @IsOptional() @IsString() @Length(1, 100000) run?: string;
+  @IsOptional() @IsStringRecord({ keyPattern: ENV_NAME, keyRule: 'names are letters, digits and "_", not starting with a digit' })
+  env?: Record<string, string>;
+  @IsOptional() @IsStringRecord() files?: Record<string, string>;
+}
+
+export class CredentialsDto {
+  @IsOptional() @IsString() @Length(1, 200) harnessConnectionId?: string;
+  @IsOptional() @IsString() @Length(1, 200) sandboxConnectionId?: string;
+}
+
+export class VariantDto {
+  @IsIn(HARNESSES) harness!: string;
+  @IsString() @Length(1, 200) model!: string;
+  @IsOptional() @ValidateNested() @Type(() => ProfileDto) profile?: ProfileDto;
+  @IsOptional() @IsIn(SANDBOXES) sandbox?: string;
+  @IsOptional() @ValidateNested() @Type(() => CredentialsDto) credentials?: CredentialsDto;
+}

@@ -1,0 +1,122 @@
+import type { TrialUsage } from '../execution/trial-runner.port';
+import { findModel } from '../models/model-catalogue';
+
+export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown';
+export type CostComponentName = 'harness' | 'model' | 'sandbox' | 'platform' | 'judge' | 'user';
+
+export interface CostComponent {
+  component: CostComponentName;
+  classification: CostClassification;
+  /** Null when unpriced, never 0 for a price that is not known. */
+  usd: number | null;
+  source: string;
+  explanation: string;
+  detail: Record<string, unknown>;
+}
+
+export interface CostRecord {
+  knownActualUsd: number;
+  allocatedUsd: number;
+  estimatedEquivalentUsd: number;
+  incomplete: boolean;
+  components: CostComponent[];
+  laterComponents: CostComponent[];
+}
+
+export interface TrialCostInput {
+  harness: string;
+  model: string;
+  sandbox: string | null;
+  usage: TrialUsage | null;
+  hasSimulatedUser: boolean;
+}
+
+const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
+
+/** A trial's costs, kept apart by classification; the model's is an estimate from the catalogue. */
+export function trialCosts(input: TrialCostInput): CostRecord {
+  const components: CostComponent[] = [
+    { component: 'harness', classification: 'included', usd: null, source: 'assay', explanation: 'The harness runs on this server at no separate charge.', detail: { harness: input.harness } },
+    modelCost(input),
+    sandboxCost(input.sandbox),
+    { component: 'platform', classification: 'included', usd: null, source: 'assay', explanation: 'Running the trial on this server is included.', detail: {} },
+    { component: 'judge', classification: 'included', usd: null, source: 'assay', explanation: 'No model judged this trial: a verify command decided it.', detail: {} },
+    userCost(input.hasSimulatedUser),
+  ];
+  return totals(components);
+}
+
+function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
+  if (harness === 'command' && !usage) {
+    return { component: 'model', classification: 'managed', usd: null, source: 'command', explanation: 'The command harness calls its model itself; Assay sees no usage to price.', detail: { model } };
+  }
+  const entry = findModel(harness, model);
+  if (!usage || !entry) {
+    const why = !usage ? 'the harness reported no token usage' : `"${model}" is not in the model catalogue of ${harness}`;
+    return { component: 'model', classification: 'unknown', usd: null, source: 'model-catalogue', explanation: `Unpriced: ${why}.`, detail: { model } };
+  }
+  const prices = entry.prices;
+  const usd =
+    (usage.inputTokens * prices.inputPerMillionUsd +
+      usage.outputTokens * prices.outputPerMillionUsd +
+      usage.cacheReadTokens * prices.cacheReadPerMillionUsd +
+      usage.cacheWriteTokens * prices.cacheWritePerMillionUsd) /
+    1_000_000;
+  return {
+    component: 'model',
+    classification: 'estimate',
+    usd: round(usd),
+    source: 'model-catalogue',
+    explanation: `Estimated from the reported token usage at ${entry.displayName}'s list prices.`,
+    detail: { model, usage, prices },
+  };
+}
+
+function sandboxCost(sandbox: string | null): CostComponent {
+  if (sandbox && REMOTE_SANDBOX.test(sandbox)) {
+    return { component: 'sandbox', classification: 'unknown', usd: null, source: sandbox, explanation: 'The remote sandbox vendor reports no price to Assay.', detail: { sandbox } };
+  }
+  return { component: 'sandbox', classification: 'included', usd: null, source: 'assay', explanation: 'The sandbox runs on this server.', detail: { sandbox: sandbox ?? 'default' } };
+}
+
+function userCost(simulated: boolean): CostComponent {
+  if (!simulated) {
+    return { component: 'user', classification: 'included', usd: null, source: 'assay', explanation: 'No simulated user took part.', detail: {} };
+  }
+  return { component: 'user', classification: 'unknown', usd: null, source: 'model-catalogue', explanation: 'The simulated user reported no token usage.', detail: {} };
+}
+
+function totals(components: CostComponent[]): CostRecord {
+  const sum = (classification: CostClassification) =>
+    round(components.filter((c) => c.classification === classification).reduce((total, c) => total + (c.usd ?? 0), 0));
+  return {
+    knownActualUsd: sum('actual'),
+    allocatedUsd: sum('allocated'),
+    estimatedEquivalentUsd: sum('estimate'),
+    incomplete: components.some((c) => c.classification === 'unknown'),
+    components,
+    laterComponents: [],
+  };
+}
+
+/** Adds cost records (a run's trials, a batch's runs), component by component and class by class. */
+export function sumCosts(records: readonly CostRecord[]): CostRecord {
+  const merged = new Map<string, CostComponent>();
+  for (const component of records.flatMap((record) => record.components)) {
+    const key = `${component.component}/${component.classification}`;
+    const known = merged.get(key);
+    if (!known) merged.set(key, { ...component, detail: { trials: 1 } });
+    else {
+      const usd = known.usd === null && component.usd === null ? null : (known.usd ?? 0) + (component.usd ?? 0);
+      merged.set(key, { ...known, usd: usd === null ? null : round(usd), detail: { trials: (known.detail.trials as number) + 1 } });
+    }
+  }
+  return totals([...merged.values()]);
+}
+
+/** The cost record of nothing yet (a run before its first verdict). */
+export const emptyCosts = (): CostRecord => totals([]);
+
+function round(usd: number): number {
+  return Math.round(usd * 1e8) / 1e8;
+}

@@ -1,0 +1,42 @@
+import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { TrajectoryCommand, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type { CostRecord } from './costs';
+
+/** Every trial event names its trial, run, batch and organization, so projections find their documents. */
+export interface TrialRef {
+  trialId: string;
+  runId: string;
+  batchId: string;
+  organization: string;
+}
+
+/** The measured part of a trial's outcome, shared by scored and voided trials. */
+export interface TrialResult {
+  finishedAt: string;
+  exitCode: number | null;
+  timed: boolean;
+  modelMs: number;
+  sandboxMs: number;
+  sandboxId: string | null;
+  filesChanged: string[];
+  artifacts: TrialArtifact[];
+  usage: TrialUsage | null;
+  costs: CostRecord;
+  harnessVersion: string | null;
+}
+
+export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: number; queuedAt: string }>;
+export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string }>;
+export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef & { entry: TrajectoryCommand }>;
+export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
+export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed' }>;
+export type TrialVoided = DomainEvent<
+  'TrialVoided',
+  TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }
+>;
+
+export type TrialEvent = TrialQueued | TrialStarted | TrialCommandRecorded | TrialVerified | TrialScored | TrialVoided;
+
+export const TRIAL_EVENT_TYPES = ['TrialQueued', 'TrialStarted', 'TrialCommandRecorded', 'TrialVerified', 'TrialScored', 'TrialVoided'] as const;
+
+export const trialStream = (trialId: string) => `trial-${trialId}`;
