@@ -6,6 +6,7 @@ import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
 import { configureFastify } from './infrastructure/http/fastify-setup';
 import { JsonLogger } from './infrastructure/logging/json-logger';
+import { startTrialExecution } from './modules/evals/execution/execution-host';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
 export interface RunningServer {
@@ -20,6 +21,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
   const runtime = await openRuntime(config, logger);
   await runtime.projections.start();
   await bootstrapInitialKey(runtime);
+  const saga = await startTrialExecution(runtime);
 
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, allowErrorHandlerOverride: true } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
@@ -37,6 +39,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
   const close = () => {
     closing ??= (async () => {
       await app.close();
+      await saga.stop();
       await closeRuntime(runtime);
     })();
     return closing;

@@ -93,6 +93,8 @@ export class SagaReactions {
   private async endBatch(batch: SagaBatch, causation: Causation): Promise<void> {
     const runs = this.state.runsOf(batch);
     if (!runs.every((run) => run.finished)) return;
+    // The slot goes back before the batch reads as ended, so a client that saw it end can start another.
+    await this.releaseSlot(batch, causation);
     const event = batchEnding(batch.started, runs);
     const appended = await this.appendIfExpected(batchStream(batch.started.batchId), [event], this.metadata(batch, causation), 0);
     if (appended) this.logger.info('batch ended', { batchId: batch.started.batchId, status: event.type });
@@ -100,7 +102,7 @@ export class SagaReactions {
 
   private async releaseSlot(batch: SagaBatch, causation: Causation): Promise<void> {
     if (batch.slotReleased) {
-      this.state.forget(batch.started.batchId);
+      if (batch.finished) this.state.forget(batch.started.batchId);
       return;
     }
     const { organization, batchId } = batch.started;

@@ -1,0 +1,31 @@
+import type { Runtime } from '../../../runtime';
+import { createTrialRunner, detectDefaultSandbox, loadExecutionConfig } from './index';
+import { emptyTrialEnvironment, TrialEnvironment } from './trial-environment';
+import { TrialSaga } from './trial-saga';
+
+/**
+ * Starts what runs trials in this process: the operator's execution config, the trial runner
+ * and the saga, after logging which sandbox variants without one will get.
+ */
+export async function startTrialExecution(runtime: Runtime, environment: TrialEnvironment = emptyTrialEnvironment): Promise<TrialSaga> {
+  const { config, logger } = runtime;
+  const execution = loadExecutionConfig(config.execution.configPath);
+  const sandbox = await detectDefaultSandbox(execution.defaultSandbox);
+  logger.info('default sandbox chosen', { driver: sandbox.driver, reason: sandbox.reason });
+  logger.info('trial execution configured', {
+    config: config.execution.configPath,
+    harnesses: Object.keys(execution.harnesses),
+    sandboxes: Object.keys(execution.sandboxes),
+    maxParallelTrials: config.execution.maxParallelTrials,
+  });
+  const runner = createTrialRunner({
+    dataDir: config.dataDir,
+    config: execution,
+    outputCapBytes: config.execution.outputCapBytes,
+    verifyTimeoutMs: config.execution.verifyTimeoutMs,
+    logger,
+  });
+  const saga = new TrialSaga(runtime.eventStore, runner, environment, logger, { maxParallelTrials: config.execution.maxParallelTrials });
+  await saga.start();
+  return saga;
+}

@@ -1,0 +1,37 @@
+import { startBody, waitForBatch } from '../support/evals';
+import { ChildServer, INIT_KEY, startChild, tempDir, waitUntil } from '../support/servers';
+
+/** SIGKILL in the middle of a batch: the restarted server voids what was running and finishes the rest. */
+describe('evals: a batch survives the server being killed', () => {
+  let server: ChildServer | null = null;
+
+  afterEach(async () => {
+    await server?.stop('SIGKILL');
+  });
+
+  it('voids the interrupted trials as abandoned, runs the queued ones, and frees the slot', async () => {
+    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_MAX_PARALLEL_TRIALS: '2' };
+    server = await startChild(env);
+    const body = startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: 'sleep 2; echo hello > out.txt' } }], trials: 5 });
+    const started = await server.client.call('evals.batches.start', body);
+    expect(started.status).toBe(200);
+    const trialsOf = async () => (await server!.client.call('evals.batches.get', { id: started.body.id })).body.runs[0].trials;
+    await waitUntil(async () => (await trialsOf()).filter((t: any) => t.status === 'running').length === 2, 20000);
+
+    expect(await server.stop('SIGKILL')).toBeNull();
+    server = await startChild(env);
+    const batch = await waitForBatch(server.client, started.body.id, 60000);
+
+    expect(batch.status).toBe('finished');
+    const trials = batch.runs[0].trials;
+    const abandoned = trials.filter((t: any) => t.failure === 'abandoned: the process running this trial stopped');
+    expect(abandoned).toHaveLength(2);
+    expect(abandoned.every((t: any) => t.status === 'void')).toBe(true);
+    expect(trials.filter((t: any) => t.status === 'passed')).toHaveLength(3);
+    expect(batch.runs[0].distribution).toMatchObject({ trials: 5, passed: 3, voided: 2 });
+
+    const next = await Promise.all([1, 2, 3].map(() => server!.client.call('evals.batches.start', startBody())));
+    expect(next.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    for (const answer of next) await waitForBatch(server.client, answer.body.id);
+  });
+});
