@@ -1,0 +1,52 @@
+import type { ExecutionConfig } from '../execution-config';
+import type { TrialSpec } from '../trial-runner.port';
+import type { UsageRule } from './usage';
+import { AGENT_HARNESSES } from '../../shared/definitions';
+import type { AgentHarness } from '../../shared/definitions';
+
+/** What the trial runs for the agent's turn, with its templates already rendered. */
+export interface HarnessPlan {
+  version: string;
+  /** The driver's own set-up, run in the sandbox before the profile's install. */
+  install: string | null;
+  run: string;
+  env: Record<string, string>;
+  usage: UsageRule | null;
+}
+
+export const COMMAND_HARNESS_VERSION = 'command/1';
+
+/**
+ * The plan for the spec's harness, or the failure that voids the trial. `command` runs the
+ * profile's own run command; each `harness_kind_N` is whatever the operator configured.
+ */
+export function resolveHarness(spec: TrialSpec, config: ExecutionConfig): HarnessPlan | { failure: string } {
+  if (spec.harness === 'command') {
+    const run = spec.profile?.run;
+    if (run === undefined || run.trim() === '') return { failure: 'the command harness needs a profile with a run command' };
+    return { version: COMMAND_HARNESS_VERSION, install: null, run, env: {}, usage: null };
+  }
+  const definition = AGENT_HARNESSES.includes(spec.harness as AgentHarness) ? config.harnesses[spec.harness as AgentHarness] : undefined;
+  if (definition === undefined) return { failure: `${spec.harness} has no driver configured on this server` };
+  const values = { prompt: spec.prompt, model: spec.model };
+  return {
+    version: definition.version,
+    install: definition.install === null ? null : renderTemplate(definition.install, values),
+    run: renderTemplate(definition.run, values),
+    env: definition.env,
+    usage: definition.usage,
+  };
+}
+
+/**
+ * Fills {{prompt}} and {{model}}, each shell-quoted: the prompt is untrusted text, and quoting
+ * keeps it one argument whatever it holds (quotes, `$(...)`, newlines).
+ */
+export function renderTemplate(template: string, values: { prompt: string; model: string }): string {
+  return template.replace(/\{\{\s*(prompt|model)\s*\}\}/g, (_match, name: 'prompt' | 'model') => shellQuote(values[name]));
+}
+
+/** One POSIX shell word with exactly this text. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,149 @@
+/**
+ * The TrialRunner that runs one trial for real: a sandbox driver (bubblewrap or a plain process)
+ * and a harness driver (`command`, or a `harness_kind_N` from the operator's configuration).
+ *
+ * Steps: create the trial's sandbox directory; materialize the source (empty, files, or a git
+ * clone at a ref); restore the cache; write the profile's files; run the harness driver's and the
+ * profile's install; save the cache; run the harness with the rendered prompt; verify.
+ *
+ * The trajectory holds only commands actually run in the sandbox: `git clone` and `git checkout`,
+ * the installs, the harness and verify. The in-process steps (directory, files, cache, snapshots)
+ * are not commands, and the saga derives the trial's `commands` and `failedCommands` from the
+ * trajectory, so listing them would count work that no process did.
+ *
+ * Configuration gaps ("harness_kind_N has no driver configured on this server", and the same for
+ * an unmapped sandbox kind) void the trial with serviceFault false: the trial was examined and
+ * voided for a reason the operator can fix, and a run is `failed` only when every trial broke
+ * inside the service itself (a failed spawn, a sandbox that could not start, a full disk).
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
+import { HarnessPlan, resolveHarness } from './harness/harness-driver';
+import { failureLine, Redactor } from './output/captured-output';
+import { detectDefaultSandbox } from './sandbox/default-sandbox';
+import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
+import type { TrialOutcome, TrialRunner, TrialSpec } from './trial-runner.port';
+import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
+import { setUpWorkspace, urlCredentials } from './trial-setup';
+import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
+import { internalFault, TrialVoid, Verdict } from './trial-verdict';
+import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
+
+export interface TrialRunnerOptions {
+  dataDir: string;
+  config?: ExecutionConfig;
+  /** Per captured output (ASSAY_OUTPUT_CAP); default 65536. */
+  outputCapBytes?: number;
+  /** ASSAY_VERIFY_TIMEOUT_MS; default 300000. */
+  verifyTimeoutMs?: number;
+  installTimeoutMs?: number;
+  cloneTimeoutMs?: number;
+  /** Where trial directories are made; default `<os tmpdir>/assay-trials`. Must be outside dataDir. */
+  trialsRoot?: string;
+  /** More host paths hidden from bubblewrap sandboxes (key files), besides the config's. */
+  hiddenPaths?: string[];
+  logger?: TrialLogger;
+}
+
+export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
+export const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
+export const DEFAULT_INSTALL_TIMEOUT_MS = 900_000;
+export const DEFAULT_CLONE_TIMEOUT_MS = 120_000;
+
+export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
+  const dataDir = path.resolve(options.dataDir);
+  const trialsRoot = path.resolve(options.trialsRoot ?? path.join(tmpdir(), 'assay-trials'));
+  if (isInside(trialsRoot, dataDir)) throw new Error(`the trials directory ${trialsRoot} must be outside the data directory ${dataDir}`);
+  const config = options.config ?? EMPTY_EXECUTION_CONFIG;
+  const settings: RunnerSettings = {
+    dataDir,
+    trialsRoot,
+    config,
+    outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
+    verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+    installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
+    cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
+    logger: options.logger ?? null,
+  };
+  const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
+  return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
+}
+
+export class SandboxTrialRunner implements TrialRunner {
+  constructor(
+    private readonly settings: RunnerSettings,
+    private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
+  ) {}
+
+  async run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome> {
+    const redactor = new Redactor([...spec.secrets, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
+    const plan = resolveHarness(spec, this.settings.config);
+    if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
+    const sandbox = await this.sandboxFor(spec.sandbox);
+    if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
+    const startedAt = Date.now();
+    const id = `sbx_${randomBytes(8).toString('hex')}`;
+    let directory: TrialDirectory;
+    try {
+      directory = await createTrialDirectory(this.settings.trialsRoot, id);
+    } catch (error) {
+      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? error}`, ['sandbox'], { serviceFault: true });
+      return unstarted(fault, redactor, plan.version);
+    }
+    const session = new TrialSession(spec, this.settings, { ...sandbox, id }, directory, redactor, signal);
+    const verdict = await this.execute(session, plan);
+    await removeTrialDirectory(directory).catch((error: Error) =>
+      this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: error.message }),
+    );
+    const outcome = session.outcome(verdict, plan.version, Date.now() - startedAt);
+    return { ...outcome, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
+  }
+
+  private async execute(session: TrialSession, plan: HarnessPlan): Promise<Verdict> {
+    try {
+      const env = agentEnv(session, plan);
+      await setUpWorkspace(session, plan, env);
+      await runAgentTurn(session, plan, env);
+      return await verifyWorkspace(session, env);
+    } catch (error) {
+      if (error instanceof TrialVoid) return error.verdict;
+      this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error)?.stack ?? error) });
+      return internalFault(error).verdict;
+    }
+  }
+
+  private async sandboxFor(kind: string | null): Promise<{ driver: SandboxDriver; network: boolean } | { failure: string }> {
+    const { config } = this.settings;
+    if (kind === null) {
+      const chosen = await detectDefaultSandbox(config.defaultSandbox);
+      return { driver: this.drivers[chosen.driver], network: config.network };
+    }
+    const definition = Object.hasOwn(config.sandboxes, kind) ? config.sandboxes[kind] : undefined;
+    if (definition === undefined) return { failure: `${kind} has no driver configured on this server` };
+    return { driver: this.drivers[definition.driver], network: definition.network ?? config.network };
+  }
+}
+
+/** The outcome of a trial voided before any sandbox existed. */
+function unstarted(reason: TrialVoid, redactor: Redactor, harnessVersion: string | null): TrialOutcome {
+  const verdict = reason.verdict;
+  return {
+    status: 'void',
+    exitCode: null,
+    failure: failureLine(reason.failure, redactor),
+    voidFields: verdict.voidFields,
+    serviceFault: verdict.serviceFault,
+    timed: false,
+    trajectory: [],
+    verifySteps: [],
+    filesChanged: [],
+    artifacts: [],
+    modelMs: 0,
+    sandboxMs: 0,
+    sandboxId: null,
+    usage: null,
+    harnessVersion,
+  };
+}

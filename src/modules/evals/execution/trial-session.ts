@@ -1,0 +1,134 @@
+import type { ExecutionConfig } from './execution-config';
+import { OutputCollector, Redactor } from './output/captured-output';
+import type { SandboxDriver } from './sandbox/sandbox-driver';
+import { CommandResult, runCommand } from './sandbox/sandboxed-command';
+import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import { interrupted, TrialVoid, Verdict } from './trial-verdict';
+import type { TrialDirectory } from './workspace/trial-directory';
+
+export interface TrialLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** The runner's fixed settings, shared by every trial. */
+export interface RunnerSettings {
+  dataDir: string;
+  trialsRoot: string;
+  config: ExecutionConfig;
+  outputCapBytes: number;
+  verifyTimeoutMs: number;
+  installTimeoutMs: number;
+  cloneTimeoutMs: number;
+  logger: TrialLogger | null;
+}
+
+export interface StepOptions {
+  env: Record<string, string>;
+  timeoutMs: number;
+  stdin?: string;
+  /** The command as the trajectory shows it, when the one run holds something to hide. */
+  display?: string;
+  /** Bytes of the output's end kept beyond the cap (for reading usage). */
+  tailBytes?: number;
+  /** The clone reads from the host and the network; every other step gets the trial's own. */
+  cloneAccess?: boolean;
+}
+
+export interface StepResult extends CommandResult {
+  output: string;
+  /** The output kept in memory, unredacted and uncapped: for reading usage, never for display. */
+  keptText: string;
+}
+
+/**
+ * One trial in progress: its sandbox and directory, and everything recorded so far. Every
+ * command run in the sandbox goes through `step`, which records it in the trajectory.
+ */
+export class TrialSession {
+  readonly trajectory: TrajectoryCommand[] = [];
+  readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
+  filesChanged: string[] = [];
+  artifacts: TrialArtifact[] = [];
+  exitCode: number | null = null;
+  usage: TrialUsage | null = null;
+  modelMs = 0;
+  verifyMs = 0;
+
+  constructor(
+    readonly spec: TrialSpec,
+    readonly settings: RunnerSettings,
+    readonly sandbox: { driver: SandboxDriver; network: boolean; id: string },
+    readonly directory: TrialDirectory,
+    readonly redactor: Redactor,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async step(command: string, options: StepOptions): Promise<StepResult> {
+    if (this.signal?.aborted) throw interrupted();
+    const collector = new OutputCollector(this.settings.outputCapBytes + this.redactor.longestSecretBytes + 8, options.tailBytes ?? 0);
+    const launch = this.sandbox.driver.launch(command, {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: options.cloneAccess === true || this.sandbox.network,
+      privateTmp: options.cloneAccess !== true,
+    });
+    const result = await runCommand({ launch, env: options.env, stdin: options.stdin ?? null, timeoutMs: options.timeoutMs, signal: this.signal, collector });
+    if (result.aborted) throw interrupted();
+    if (result.startErrorCode === 'E2BIG') {
+      // The case's own text (a huge prompt in a template) is too large to exec: not our fault.
+      throw new TrialVoid(`cannot start "${firstWords(options.display ?? command)}": the command or its environment is too large (E2BIG)`, ['harness']);
+    }
+    if (result.startFailure !== null) throw new TrialVoid(result.startFailure, ['sandbox'], { serviceFault: true });
+    const { output, truncated } = collector.finish(this.redactor, this.settings.outputCapBytes);
+    this.trajectory.push({
+      _tag: 'command',
+      command: this.redactor.redact(options.display ?? command),
+      exitCode: result.status,
+      startedAtMillis: result.startedAtMillis,
+      finishedAtMillis: result.finishedAtMillis,
+      output,
+      outputTruncated: truncated,
+    });
+    return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '' };
+  }
+
+  /** The environment of every step: a fresh base, never the service's own (it holds keys). */
+  baseEnv(): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: this.directory.home,
+      TMPDIR: this.directory.tmp,
+      LANG: process.env.LANG ?? 'C.UTF-8',
+    };
+  }
+
+  outcome(verdict: Verdict, harnessVersion: string | null, totalMs: number): TrialOutcome {
+    return {
+      status: verdict.status,
+      exitCode: this.exitCode,
+      failure: verdict.failure,
+      voidFields: verdict.voidFields,
+      serviceFault: verdict.serviceFault,
+      timed: verdict.timed,
+      trajectory: this.trajectory,
+      verifySteps: this.verifySteps,
+      filesChanged: this.filesChanged,
+      artifacts: this.artifacts,
+      modelMs: this.modelMs,
+      // Everything that is neither the agent's turn nor the verdict: set-up, snapshots, teardown.
+      sandboxMs: Math.max(0, totalMs - this.modelMs - this.verifyMs),
+      sandboxId: this.sandbox.id,
+      usage: this.usage,
+      harnessVersion,
+    };
+  }
+}
+
+/** Environment values cannot hold NUL bytes (spawn refuses them); the prompt on stdin keeps them. */
+export function envValue(value: string): string {
+  return value.includes('\0') ? value.replace(/\0/g, '') : value;
+}
+
+function firstWords(command: string): string {
+  return command.length <= 40 ? command : `${command.slice(0, 40)}…`;
+}

@@ -1,0 +1,66 @@
+import type { HarnessPlan } from './harness/harness-driver';
+import { readUsage } from './harness/usage';
+import { envValue, TrialSession } from './trial-session';
+import { scored, TrialVoid, Verdict } from './trial-verdict';
+import { storeArtifacts } from './workspace/artifacts';
+import { changedPaths, snapshotWorkspace } from './workspace/snapshot';
+
+/** How much of the end of a long harness output is kept to read usage from (final totals). */
+const USAGE_TAIL_BYTES = 1024 * 1024;
+/** Beyond this an environment variable can no longer be passed to exec (E2BIG); stdin still has the prompt. */
+const MAX_ENV_PROMPT_BYTES = 128 * 1024 - 1;
+
+/**
+ * The environment of the harness and of verify: the base, the harness driver's, the
+ * organization's, the profile's, then the prompt and the model, which nothing overrides.
+ */
+export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<string, string> {
+  const env: Record<string, string> = { ...session.baseEnv() };
+  for (const layer of [plan.env, session.spec.env, session.spec.profile?.env ?? {}]) {
+    for (const [name, value] of Object.entries(layer)) env[name] = envValue(value);
+  }
+  const prompt = envValue(session.spec.prompt);
+  if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) env.ASSAY_PROMPT = prompt;
+  env.ASSAY_MODEL = envValue(session.spec.model);
+  return env;
+}
+
+/**
+ * The agent's turn: the harness runs with the prompt on stdin, bounded by the case's timeoutMs.
+ * The workspace is snapshotted around it, so filesChanged and artifacts are the agent's doing
+ * alone (not the set-up's, not verify's). A timeout voids the trial once changes are recorded.
+ */
+export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env: Record<string, string>): Promise<void> {
+  const { workspace } = session.directory;
+  const before = await snapshotWorkspace(workspace);
+  const result = await session.step(plan.run, { env, stdin: session.spec.prompt, timeoutMs: session.spec.timeoutMs, tailBytes: USAGE_TAIL_BYTES });
+  session.modelMs = result.finishedAtMillis - result.startedAtMillis;
+  session.exitCode = result.timedOut ? null : result.exitCode;
+  session.usage = readUsage(plan.usage, result.keptText);
+  const after = await snapshotWorkspace(workspace, before);
+  session.filesChanged = changedPaths(before, after);
+  session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
+  if (result.timedOut) throw new TrialVoid(`timed out after ${session.spec.timeoutMs} ms`, ['harness'], { timed: true });
+}
+
+/**
+ * Verify decides: exit 0 passes, any other code fails, except 126 and 127, the shell's own
+ * "cannot execute" and "not found": the check never ran, so the trial cannot be scored.
+ */
+export async function verifyWorkspace(session: TrialSession, env: Record<string, string>): Promise<Verdict> {
+  const command = session.spec.verify;
+  // Validators are not run yet: a case without verify cannot be judged.
+  if (command === null || command.trim() === '') throw new TrialVoid('the case has no verify command', ['verify']);
+  const timeoutMs = session.settings.verifyTimeoutMs;
+  const result = await session.step(command, { env, timeoutMs });
+  session.verifyMs = result.finishedAtMillis - result.startedAtMillis;
+  session.verifySteps.push({ command: session.redactor.redact(command), exitCode: result.status });
+  // `timed` stays false: it reports the agent running out of time, and verify is not the agent.
+  if (result.timedOut) throw new TrialVoid(`verify timed out after ${timeoutMs} ms`, ['verify']);
+  if (result.status === 126 || result.status === 127) {
+    const reason = result.status === 127 ? 'command not found' : 'cannot execute';
+    const detail = result.output.trim().split('\n').pop() ?? '';
+    throw new TrialVoid(`the verify command could not run (exit ${result.status}, ${reason})${detail ? `: ${detail}` : ''}`, ['verify']);
+  }
+  return scored(result.status === 0);
+}

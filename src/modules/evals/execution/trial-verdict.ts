@@ -1,0 +1,50 @@
+/**
+ * How a trial ended. A step that voids the trial throws a TrialVoid; the runner catches it and
+ * keeps whatever the trial had recorded so far (trajectory, changed files) in the outcome.
+ */
+export interface Verdict {
+  status: 'passed' | 'failed' | 'void';
+  failure: string | null;
+  voidFields: string[];
+  serviceFault: boolean;
+  timed: boolean;
+}
+
+export class TrialVoid extends Error {
+  constructor(
+    readonly failure: string,
+    readonly voidFields: string[],
+    readonly options: { serviceFault?: boolean; timed?: boolean } = {},
+  ) {
+    super(failure);
+    this.name = 'TrialVoid';
+  }
+
+  get verdict(): Verdict {
+    return {
+      status: 'void',
+      failure: this.failure,
+      voidFields: this.voidFields,
+      serviceFault: this.options.serviceFault ?? false,
+      timed: this.options.timed ?? false,
+    };
+  }
+}
+
+export const scored = (passed: boolean): Verdict => ({
+  status: passed ? 'passed' : 'failed',
+  failure: null,
+  voidFields: [],
+  serviceFault: false,
+  timed: false,
+});
+
+/** The service was asked to stop (shutdown) while the trial ran: not the case's doing. */
+export const interrupted = () => new TrialVoid('the trial was interrupted: the service is stopping', ['service'], { serviceFault: true });
+
+/** A fault of ours (a bug, a full disk): the trial says so in one line, the log keeps the detail. */
+export function internalFault(error: unknown): TrialVoid {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return new TrialVoid(`internal error while running the trial: ${code ?? message}`, ['service'], { serviceFault: true });
+}

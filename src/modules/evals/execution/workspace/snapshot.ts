@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import * as path from 'node:path';
+
+/**
+ * What a workspace holds, path → content hash, taken in-process (no `find`, no spawn) before and
+ * after the agent's turn. Links are recorded by their target and never followed; `.git`
+ * directories are skipped (the agent's commits are not file changes of their own).
+ */
+export interface SnapshotEntry {
+  sha256: string;
+  regular: boolean;
+  size: number;
+  /** Identity of the file's state: unchanged inode, size, mtime and ctime mean unchanged content. */
+  stamp: string;
+}
+
+export type Snapshot = Map<string, SnapshotEntry>;
+
+const HASH_CONCURRENCY = 8;
+const STREAM_ABOVE_BYTES = 4 * 1024 * 1024;
+
+/** Takes a snapshot; entries whose stamp is unchanged since `previous` reuse its hash. */
+export async function snapshotWorkspace(workspace: string, previous: Snapshot = new Map()): Promise<Snapshot> {
+  const paths: string[] = [];
+  await walk(workspace, '', paths);
+  const snapshot: Snapshot = new Map();
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const relative = paths[next++];
+      const entry = await describe(path.join(workspace, relative), previous.get(relative));
+      if (entry !== null) snapshot.set(relative, entry);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, paths.length) }, worker));
+  return snapshot;
+}
+
+async function walk(root: string, relative: string, into: string[]): Promise<void> {
+  const entries = await readdir(path.join(root, relative), { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (entry.name !== '.git') await walk(root, child, into);
+    } else into.push(child);
+  }
+}
+
+async function describe(file: string, previous: SnapshotEntry | undefined): Promise<SnapshotEntry | null> {
+  const stat = await lstat(file, { bigint: true }).catch(() => null);
+  if (stat === null) return null;
+  const stamp = `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  if (previous !== undefined && previous.stamp === stamp) return previous;
+  const size = Number(stat.size);
+  if (stat.isSymbolicLink()) return { sha256: sha256Of(`link:${await readlink(file)}`), regular: false, size, stamp };
+  // A FIFO or a socket is never opened: reading one could block the service.
+  if (!stat.isFile()) return { sha256: sha256Of(`special:${stat.mode}`), regular: false, size, stamp };
+  const sha256 = await hashFile(file, size).catch(() => null);
+  return sha256 === null ? null : { sha256, regular: true, size, stamp };
+}
+
+async function hashFile(file: string, size: number): Promise<string> {
+  if (size <= STREAM_ABOVE_BYTES) return sha256Of(await readFile(file));
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export function sha256Of(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** Workspace-relative paths added, changed or removed between two snapshots, sorted. */
+export function changedPaths(before: Snapshot, after: Snapshot): string[] {
+  const changed: string[] = [];
+  for (const [relative, entry] of after) {
+    if (before.get(relative)?.sha256 !== entry.sha256) changed.push(relative);
+  }
+  for (const relative of before.keys()) if (!after.has(relative)) changed.push(relative);
+  return changed.sort();
+}

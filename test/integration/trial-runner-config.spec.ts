@@ -1,0 +1,108 @@
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import {
+  EMPTY_EXECUTION_CONFIG,
+  executionSettingsFromEnv,
+  loadExecutionConfig,
+  parseExecutionConfig,
+} from '../../src/modules/evals/execution/execution-config';
+import { renderTemplate } from '../../src/modules/evals/execution/harness/harness-driver';
+import { OutputCollector, Redactor, failureLine } from '../../src/modules/evals/execution/output/captured-output';
+import { TempDirs } from '../support/trial-fixtures';
+
+const dirs = new TempDirs();
+afterAll(() => dirs.removeAll());
+
+describe('execution config', () => {
+  it('loads a JSON file and fills defaults', () => {
+    const file = path.join(dirs.make(), 'assay.json');
+    const harness = { version: '2.0', run: 'agent -p {{prompt}}', install: 'echo {{model}}' };
+    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } } }));
+    expect(loadExecutionConfig(file)).toEqual({
+      harnesses: { harness_kind_4: { ...harness, env: {}, usage: null } },
+      sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
+      defaultSandbox: null,
+      network: false,
+      hiddenPaths: [],
+    });
+  });
+
+  it('treats no file as no configured drivers', () => {
+    expect(loadExecutionConfig(null)).toEqual(EMPTY_EXECUTION_CONFIG);
+  });
+
+  it.each([
+    [{ harness: {} }, /^test: harness: unknown key; expected one of harnesses, sandboxes/],
+    [{ harnesses: { harness_kind_9: { version: '1', run: 'x' } } }, /harnesses\.harness_kind_9: unknown key; expected a harness kind/],
+    [{ harnesses: { command: { version: '1', run: 'x' } } }, /harnesses\.command: unknown key/],
+    [{ harnesses: { harness_kind_1: { version: '1' } } }, /harnesses\.harness_kind_1\.run: is required/],
+    [{ harnesses: { harness_kind_1: { run: 'x' } } }, /harnesses\.harness_kind_1\.version: is required/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x {{task}}' } } }, /harnesses\.harness_kind_1\.run: unknown placeholder \{\{task\}\}/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', timeout: 3 } } }, /harnesses\.harness_kind_1\.timeout: unknown key/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { 'BAD-NAME': 'v' } } } }, /harnesses\.harness_kind_1\.env\.BAD-NAME: is not a valid/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'xml' } } } }, /harnesses\.harness_kind_1\.usage\.format: must be json-lines or regex/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '\\d+' } } } }, /usage\.inputTokens: needs a capture group/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '(' } } } }, /usage\.inputTokens: is not a valid regular expression/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex' } } } }, /harnesses\.harness_kind_1\.usage: names none of/],
+    [{ sandboxes: { sandbox_kind_1: { driver: 'docker' } } }, /sandboxes\.sandbox_kind_1\.driver: must be one of bubblewrap, process/],
+    [{ sandboxes: { local: { driver: 'process' } } }, /sandboxes\.local: unknown key; expected a sandbox kind/],
+    [{ sandboxes: { sandbox_kind_1: { driver: 'process', network: 'yes' } } }, /sandboxes\.sandbox_kind_1\.network: must be true or false/],
+    [{ defaultSandbox: 'vm' }, /defaultSandbox: must be one of/],
+    [{ hiddenPaths: ['relative/key'] }, /hiddenPaths\[0\]: must be an absolute path/],
+  ])('refuses %j, naming the bad key', (raw, message) => {
+    expect(() => parseExecutionConfig(raw, 'test')).toThrow(message);
+  });
+
+  it('names the file when it is not valid YAML', () => {
+    const file = path.join(dirs.make(), 'assay.yaml');
+    writeFileSync(file, 'harnesses: [unclosed');
+    expect(() => loadExecutionConfig(file)).toThrow(`${file}: is not valid YAML`);
+  });
+
+  it('reads ASSAY_CONFIG, ASSAY_OUTPUT_CAP and ASSAY_VERIFY_TIMEOUT_MS', () => {
+    expect(executionSettingsFromEnv({})).toEqual({ configPath: null, outputCapBytes: 65536, verifyTimeoutMs: 300000 });
+    expect(executionSettingsFromEnv({ ASSAY_CONFIG: '/etc/assay.yaml', ASSAY_OUTPUT_CAP: '4096', ASSAY_VERIFY_TIMEOUT_MS: '5000' })).toEqual({
+      configPath: '/etc/assay.yaml',
+      outputCapBytes: 4096,
+      verifyTimeoutMs: 5000,
+    });
+    expect(() => executionSettingsFromEnv({ ASSAY_OUTPUT_CAP: 'lots' })).toThrow(/ASSAY_OUTPUT_CAP/);
+  });
+});
+
+describe('templates and captured output', () => {
+  it('shell-quotes {{prompt}} and {{model}}', () => {
+    expect(renderTemplate('agent -m {{model}} -p {{ prompt }}', { prompt: "it's $(x)", model: 'm' })).toBe(`agent -m 'm' -p 'it'\\''s $(x)'`);
+  });
+
+  it('redacts a secret split across chunks and never leaks part of one at the cap', () => {
+    const redactor = new Redactor(['topsecretvalue', 'abc', '']);
+    const collector = new OutputCollector(64 + redactor.longestSecretBytes + 8, 0);
+    collector.push(Buffer.from('x'.repeat(60) + 'topsec'));
+    collector.push(Buffer.from('retvalue and more text after it'));
+    const { output, truncated } = collector.finish(redactor, 64);
+    expect(truncated).toBe(true);
+    expect(output).toBe('x'.repeat(60) + '[red');
+    expect(output).not.toContain('topsec');
+  });
+
+  it('drops the start of a secret cut off where output stops being kept', () => {
+    const redactor = new Redactor(['0123456789abcdef']);
+    const collector = new OutputCollector(20, 0);
+    collector.push(Buffer.from('[redacted-ish] 0123456789abcdef tail'));
+    expect(collector.finish(redactor, 64)).toEqual({ output: '[redacted-ish] ', truncated: true });
+  });
+
+  it('caps on a character boundary', () => {
+    const collector = new OutputCollector(100, 0);
+    collector.push(Buffer.from('ééé'));
+    expect(collector.finish(new Redactor([]), 5)).toEqual({ output: 'éé', truncated: true });
+  });
+
+  it('makes failures one line of at most 240 characters', () => {
+    const line = failureLine(`first\nsecond ${'y'.repeat(400)}`, new Redactor([]));
+    expect(line).not.toContain('\n');
+    expect(line).toHaveLength(240);
+    expect(line.startsWith('first second')).toBe(true);
+  });
+});

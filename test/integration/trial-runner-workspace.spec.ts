@@ -1,0 +1,132 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { cacheLocation } from '../../src/modules/evals/execution/workspace/cache';
+import { BUBBLEWRAP, gitRepoWithTwoCommits, harnessStep, PROCESS, sha256, stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
+
+const dirs = new TempDirs();
+afterAll(() => dirs.removeAll());
+
+describe('TrialRunner: workspace source', () => {
+  it('materializes a files source, creating directories', async () => {
+    const { runner } = testRunner(dirs);
+    const files = { 'README.md': '# hi\n', 'src/lib/deep/util.ts': 'export const x = 1;\n' };
+    const outcome = await runner.run(trialSpec({ source: { kind: 'files', files }, verify: 'grep -q "x = 1" src/lib/deep/util.ts && test -f README.md' }));
+    expect(outcome.status).toBe('passed');
+    expect(outcome.filesChanged).toEqual([]);
+  });
+
+  it('refuses a files source path that leaves the workspace', async () => {
+    const { runner } = testRunner(dirs);
+    const outcome = await runner.run(trialSpec({ source: { kind: 'files', files: { '../escape.txt': 'x' } } }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['source'], serviceFault: false });
+    expect(outcome.failure).toContain('must stay inside the workspace');
+  });
+
+  it.each([BUBBLEWRAP, PROCESS])('clones a repo source at a tag (%s)', async (sandbox) => {
+    const { url } = gitRepoWithTwoCommits(dirs);
+    const { runner } = testRunner(dirs);
+    const outcome = await runner.run(trialSpec({ sandbox, source: { kind: 'repo', url, ref: 'v1' }, verify: 'grep -qx first version.txt && test ! -e added-later.txt' }));
+    expect(outcome).toMatchObject({ status: 'passed', failure: null });
+    expect(stepsStarting(outcome, 'git ').map((entry) => [entry.command, entry.exitCode])).toEqual([
+      [`git clone --quiet -- '${url}' .`, 0],
+      ["git checkout --quiet 'v1'", 0],
+    ]);
+  });
+
+  it('clones the default branch when ref is null, and a commit when ref is a sha', async () => {
+    const { url, firstCommit } = gitRepoWithTwoCommits(dirs);
+    const { runner } = testRunner(dirs);
+    const head = await runner.run(trialSpec({ source: { kind: 'repo', url, ref: null }, verify: 'grep -qx second version.txt' }));
+    expect(head.status).toBe('passed');
+    expect(stepsStarting(head, 'git checkout')).toEqual([]);
+    const pinned = await runner.run(trialSpec({ source: { kind: 'repo', url, ref: firstCommit }, verify: 'grep -qx first version.txt' }));
+    expect(pinned.status).toBe('passed');
+  });
+
+  it('voids the trial with a one-line failure when the repo cannot be cloned', async () => {
+    const { runner } = testRunner(dirs);
+    const outcome = await runner.run(trialSpec({ source: { kind: 'repo', url: '/nonexistent/assay-repo.git', ref: null } }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['source'], serviceFault: false, exitCode: null });
+    expect(outcome.failure).toMatch(/^git clone of \/nonexistent\/assay-repo\.git failed: fatal: .*does not exist/);
+    expect(outcome.failure).not.toContain('\n');
+    expect(outcome.trajectory).toHaveLength(1);
+  });
+
+  it('voids the trial when the ref does not exist', async () => {
+    const { url } = gitRepoWithTwoCommits(dirs);
+    const { runner } = testRunner(dirs);
+    const outcome = await runner.run(trialSpec({ source: { kind: 'repo', url, ref: 'no-such-ref' } }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['source'], serviceFault: false });
+    expect(outcome.failure).toMatch(/^git checkout of no-such-ref in .* failed: /);
+  });
+});
+
+describe('TrialRunner: changed files and artifacts', () => {
+  it('lists what the agent added, changed and removed, and keeps added or changed content by sha256', async () => {
+    const { runner, dataDir } = testRunner(dirs);
+    const files = { 'keep.txt': 'same', 'change.txt': 'before', 'remove.txt': 'bye', 'sub/old.txt': 'old' };
+    const run = [
+      'printf after > change.txt',
+      'rm remove.txt',
+      'printf new > added.txt',
+      ': > empty.txt',
+      'mkdir -p deep/er && printf nested > deep/er/file.txt',
+      'git init -q . && git add -A',
+      'touch keep.txt',
+    ].join(' && ');
+    const outcome = await runner.run(trialSpec({ source: { kind: 'files', files }, profile: { run }, verify: 'echo verify-writes > verify.txt' }));
+    expect(outcome.status).toBe('passed');
+    expect(outcome.filesChanged).toEqual(['added.txt', 'change.txt', 'deep/er/file.txt', 'empty.txt', 'remove.txt']);
+    expect(outcome.artifacts).toEqual([
+      { path: 'added.txt', byteSize: 3, sha256: sha256('new') },
+      { path: 'change.txt', byteSize: 5, sha256: sha256('after') },
+      { path: 'deep/er/file.txt', byteSize: 6, sha256: sha256('nested') },
+    ]);
+    for (const artifact of outcome.artifacts) {
+      const stored = readFileSync(path.join(dataDir, 'artifacts', artifact.sha256));
+      expect(sha256(stored)).toBe(artifact.sha256);
+    }
+    expect(readdirSync(path.join(dataDir, 'artifacts')).filter((name) => name.startsWith('.tmp'))).toEqual([]);
+  });
+
+  it('removes the trial directory after the trial', async () => {
+    const trialsRoot = dirs.make('assay-trials-');
+    const { runner } = testRunner(dirs, { trialsRoot });
+    const outcome = await runner.run(trialSpec({ profile: { run: 'pwd' } }));
+    const workspace = harnessStep(outcome, 'pwd').output.trim();
+    expect(workspace.startsWith(trialsRoot)).toBe(true);
+    expect(existsSync(workspace)).toBe(false);
+    expect(readdirSync(trialsRoot)).toEqual([]);
+  });
+});
+
+describe('TrialRunner: cache', () => {
+  it('saves the cache after set-up and restores it in a later trial with the same key', async () => {
+    const { runner, dataDir } = testRunner(dirs);
+    const cache = { key: 'deps-v1', path: '.cache/deps' };
+    const install = 'if [ -f .cache/deps/built.txt ]; then echo restored; else mkdir -p .cache/deps && echo built > .cache/deps/built.txt && echo fresh; fi';
+    const profile = { install, run: 'echo by-agent > .cache/deps/agent.txt' };
+    const first = await runner.run(trialSpec({ cache, profile }));
+    expect(first.status).toBe('passed');
+    expect(first.trajectory[0].output).toBe('fresh\n');
+    const stored = cacheLocation(dataDir, 'acme', cache.key);
+    expect(stored).toBe(path.join(dataDir, 'cache', 'acme', sha256(cache.key)));
+    expect(readdirSync(stored)).toEqual(['built.txt']);
+
+    const second = await runner.run(trialSpec({ cache, profile, verify: 'test -f .cache/deps/built.txt' }));
+    expect(second.status).toBe('passed');
+    expect(second.trajectory[0].output).toBe('restored\n');
+    const otherOrganization = await runner.run(trialSpec({ cache, profile, organization: 'other-org' }));
+    expect(otherOrganization.trajectory[0].output).toBe('fresh\n');
+    const otherKey = await runner.run(trialSpec({ cache: { ...cache, key: 'deps-v2' }, profile }));
+    expect(otherKey.trajectory[0].output).toBe('fresh\n');
+  });
+
+  it('does not follow a link planted at the cache path', async () => {
+    const { runner, dataDir } = testRunner(dirs);
+    const cache = { key: 'linked', path: 'data-link' };
+    const outcome = await runner.run(trialSpec({ sandbox: PROCESS, cache, profile: { install: `ln -s ${dataDir} data-link`, run: 'true' } }));
+    expect(outcome.status).toBe('passed');
+    expect(existsSync(cacheLocation(dataDir, 'acme', cache.key))).toBe(false);
+  });
+});

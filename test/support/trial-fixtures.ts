@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { parseExecutionConfig } from '../../src/modules/evals/execution/execution-config';
+import { createTrialRunner, TrialRunnerOptions } from '../../src/modules/evals/execution/trial-runner';
+import type { TrajectoryCommand, TrialOutcome, TrialRunner, TrialSpec } from '../../src/modules/evals/execution/trial-runner.port';
+
+/** Temporary directories made by a test file, removed in afterAll. */
+export class TempDirs {
+  private readonly made: string[] = [];
+
+  make(prefix = 'assay-test-'): string {
+    const dir = mkdtempSync(path.join(tmpdir(), prefix));
+    this.made.push(dir);
+    return dir;
+  }
+
+  removeAll(): void {
+    for (const dir of this.made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Config mapping sandbox_kind_1 to bubblewrap and sandbox_kind_2 to a plain process. */
+export const TEST_SANDBOXES = { sandbox_kind_1: { driver: 'bubblewrap' }, sandbox_kind_2: { driver: 'process' } };
+export const BUBBLEWRAP = 'sandbox_kind_1';
+export const PROCESS = 'sandbox_kind_2';
+
+export function testRunner(dirs: TempDirs, options: Partial<TrialRunnerOptions> & { rawConfig?: unknown } = {}): { runner: TrialRunner; dataDir: string } {
+  const dataDir = options.dataDir ?? dirs.make('assay-data-');
+  const config = options.config ?? parseExecutionConfig(options.rawConfig ?? { sandboxes: TEST_SANDBOXES }, 'test config');
+  return { runner: createTrialRunner({ ...options, dataDir, config }), dataDir };
+}
+
+let trialCounter = 0;
+
+export function trialSpec(overrides: Partial<TrialSpec> = {}): TrialSpec {
+  trialCounter += 1;
+  return {
+    trialId: `trl_test${trialCounter}`,
+    organization: 'acme',
+    prompt: 'Do the task.',
+    source: { kind: 'empty' },
+    cache: null,
+    profile: { run: 'true' },
+    harness: 'command',
+    model: 'model-x',
+    sandbox: null,
+    timeoutMs: 30_000,
+    verify: 'true',
+    env: {},
+    secrets: [],
+    ...overrides,
+  };
+}
+
+/** The command entries whose command starts with `prefix`. */
+export function stepsStarting(outcome: TrialOutcome, prefix: string): TrajectoryCommand[] {
+  return outcome.trajectory.filter((entry) => entry.command.startsWith(prefix));
+}
+
+/** The trajectory entry of the harness run (the command equal to `run`). */
+export function harnessStep(outcome: TrialOutcome, run: string): TrajectoryCommand {
+  const step = outcome.trajectory.find((entry) => entry.command === run);
+  if (step === undefined) throw new Error(`no trajectory entry for ${run}: ${JSON.stringify(outcome.trajectory)}`);
+  return step;
+}
+
+export function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** A stored artifact's content, found by the path the agent wrote. */
+export function artifactContent(dataDir: string, outcome: TrialOutcome, relative: string): string {
+  const artifact = outcome.artifacts.find((entry) => entry.path === relative);
+  if (artifact === undefined) throw new Error(`no artifact ${relative} in ${JSON.stringify(outcome.artifacts)}`);
+  return readFileSync(path.join(dataDir, 'artifacts', artifact.sha256), 'utf8');
+}
+
+/** A git repository with two commits; the first is tagged v1. */
+export function gitRepoWithTwoCommits(dirs: TempDirs): { url: string; firstCommit: string } {
+  const repo = dirs.make('assay-repo-');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=Test', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', 'main');
+  writeFileSync(path.join(repo, 'version.txt'), 'first\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'first');
+  git('tag', 'v1');
+  const firstCommit = git('rev-parse', 'HEAD');
+  writeFileSync(path.join(repo, 'version.txt'), 'second\n');
+  writeFileSync(path.join(repo, 'added-later.txt'), 'later\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'second');
+  return { url: repo, firstCommit };
+}
