@@ -13,6 +13,7 @@ import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
 import { AuthModule } from './modules/auth/auth.module';
 import { EvalsModule } from './modules/evals/evals.module';
 import { HealthController } from './modules/operations/health.controller';
+import { PromptsModule } from './modules/prompts/prompts.module';
 import { RUNTIME, Runtime } from './runtime';
 
 /** The stores and cross-cutting HTTP behaviour, shared by every feature module. */
@@ -39,7 +40,7 @@ export class AppModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule],
+      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_PIPE, useClass: DecodePipe },

@@ -1,0 +1,3 @@
+export class ListPrompts {
+  constructor(readonly organization: string) {}
+}

@@ -1,0 +1,6 @@
+export class ListPromptVersions {
+  constructor(
+    readonly organization: string,
+    readonly promptId: string,
+  ) {}
+}
