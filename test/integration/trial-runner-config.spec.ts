@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   EMPTY_EXECUTION_CONFIG,
-  executionSettingsFromEnv,
   loadExecutionConfig,
   parseExecutionConfig,
 } from '../../src/modules/evals/execution/execution-config';
@@ -57,16 +56,6 @@ describe('execution config', () => {
     const file = path.join(dirs.make(), 'assay.yaml');
     writeFileSync(file, 'harnesses: [unclosed');
     expect(() => loadExecutionConfig(file)).toThrow(`${file}: is not valid YAML`);
-  });
-
-  it('reads ASSAY_CONFIG, ASSAY_OUTPUT_CAP and ASSAY_VERIFY_TIMEOUT_MS', () => {
-    expect(executionSettingsFromEnv({})).toEqual({ configPath: null, outputCapBytes: 65536, verifyTimeoutMs: 300000 });
-    expect(executionSettingsFromEnv({ ASSAY_CONFIG: '/etc/assay.yaml', ASSAY_OUTPUT_CAP: '4096', ASSAY_VERIFY_TIMEOUT_MS: '5000' })).toEqual({
-      configPath: '/etc/assay.yaml',
-      outputCapBytes: 4096,
-      verifyTimeoutMs: 5000,
-    });
-    expect(() => executionSettingsFromEnv({ ASSAY_OUTPUT_CAP: 'lots' })).toThrow(/ASSAY_OUTPUT_CAP/);
   });
 });
 

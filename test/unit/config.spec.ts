@@ -38,6 +38,15 @@ describe('configuration from the environment', () => {
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
   });
 
+  it('reads the trial execution settings, with their defaults', () => {
+    expect(loadConfig({}).execution).toEqual({ configPath: null, maxParallelTrials: 8, outputCapBytes: 65536, verifyTimeoutMs: 300000 });
+    const set = loadConfig({ ASSAY_CONFIG: '/etc/assay.yaml', ASSAY_MAX_PARALLEL_TRIALS: '32', ASSAY_OUTPUT_CAP: '4096', ASSAY_VERIFY_TIMEOUT_MS: '5000' });
+    expect(set.execution).toEqual({ configPath: '/etc/assay.yaml', maxParallelTrials: 32, outputCapBytes: 4096, verifyTimeoutMs: 5000 });
+    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS']) {
+      expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
+    }
+  });
+
   it('accepts a 32-byte base64 master key', () => {
     const key = Buffer.alloc(32, 7);
     expect(loadConfig({ ASSAY_MASTER_KEY: key.toString('base64') }).masterKey).toEqual(key);

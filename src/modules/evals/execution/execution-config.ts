@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError } from '../../../config';
 import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '../shared/definitions';
 import type { AgentHarness } from '../shared/definitions';
 import { parseUsageRule, UsageRule } from './harness/usage';
@@ -161,29 +160,4 @@ function hiddenPaths(shape: ConfigShape, value: unknown): string[] {
     if (!isShape.string(entry) || !path.isAbsolute(entry)) shape.fail(`hiddenPaths[${index}]`, 'must be an absolute path');
     return path.resolve(entry);
   });
-}
-
-export interface ExecutionSettings {
-  configPath: string | null;
-  outputCapBytes: number;
-  verifyTimeoutMs: number;
-}
-
-/** ASSAY_CONFIG, ASSAY_OUTPUT_CAP (bytes per captured output) and ASSAY_VERIFY_TIMEOUT_MS. */
-export function executionSettingsFromEnv(env: Record<string, string | undefined> = process.env): ExecutionSettings {
-  const configPath = env.ASSAY_CONFIG?.trim() ? path.resolve(env.ASSAY_CONFIG.trim()) : null;
-  return {
-    configPath,
-    outputCapBytes: positiveInteger(env, 'ASSAY_OUTPUT_CAP', 65_536, 1024),
-    verifyTimeoutMs: positiveInteger(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300_000, 1000),
-  };
-}
-
-function positiveInteger(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
-  const value = env[name]?.trim();
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 2 ** 31 - 1) {
-    throw new ConfigError(name, `"${value}" is not a whole number from ${min} to ${2 ** 31 - 1}.`);
-  }
-  return Number(value);
 }

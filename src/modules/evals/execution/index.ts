@@ -1,8 +1,8 @@
 /** The trial runner's public face: what the server wires up and what the benchmark measures. */
 export { createTrialRunner, SandboxTrialRunner } from './trial-runner';
 export type { TrialRunnerOptions } from './trial-runner';
-export { executionSettingsFromEnv, loadExecutionConfig, parseExecutionConfig, ExecutionConfigError } from './execution-config';
-export type { ExecutionConfig, ExecutionSettings, HarnessDefinition, SandboxDefinition, SandboxDriverName } from './execution-config';
+export { loadExecutionConfig, parseExecutionConfig, ExecutionConfigError } from './execution-config';
+export type { ExecutionConfig, HarnessDefinition, SandboxDefinition, SandboxDriverName } from './execution-config';
 export { detectDefaultSandbox } from './sandbox/default-sandbox';
 export type { DefaultSandbox } from './sandbox/default-sandbox';
 export { bareSpawn } from './sandbox/bare-spawn';

@@ -4,6 +4,19 @@ import type { VariantDefinition } from '../shared/definitions';
 export interface ResolvedTrialEnvironment {
   env: Record<string, string>;
   secrets: string[];
+  /** The connections whose values are in `env`: what `recordUse` records. */
+  connectionIds?: string[];
+  /** The organization variables in `env`. */
+  variableNames?: string[];
+}
+
+/** How a trial went, as far as its credentials are concerned. */
+export interface TrialUseOutcome {
+  /** The trial's driver detected that it failed to authenticate: the connections become invalid. */
+  authFailed: boolean;
+  trialId?: string;
+  /** The variables the trial got (`variableNames` of the resolution), to set their lastUsedAt. */
+  variableNames?: readonly string[];
 }
 
 /**
@@ -12,6 +25,8 @@ export interface ResolvedTrialEnvironment {
  */
 export interface TrialEnvironment {
   resolve(organization: string, variant: VariantDefinition): Promise<ResolvedTrialEnvironment>;
+  /** Records the use (lastUsedAt) and, on an authentication failure, marks connections invalid. Never throws. */
+  recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }
 
 /** Until variables and connectors are configured, trials get no extra environment. */
