@@ -11,6 +11,8 @@ import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authe
 import { AuthGuard } from './modules/auth/authentication/auth.guard';
 import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
 import { AuthModule } from './modules/auth/auth.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
+import { EnvironmentModule } from './modules/environment/environment.module';
 import { EvalsModule } from './modules/evals/evals.module';
 import { HealthController } from './modules/operations/health.controller';
 import { PromptsModule } from './modules/prompts/prompts.module';
@@ -40,7 +42,7 @@ export class AppModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule],
+      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule, ConnectorsModule, EnvironmentModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_PIPE, useClass: DecodePipe },

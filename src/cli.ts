@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { ConfigError, isOrganizationId, loadConfig } from './config';
 import { JsonLogger } from './infrastructure/logging/json-logger';
+import { rotateMasterKey } from './infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from './main';
 import { issueApiKey } from './modules/auth/api-keys/api-key-issuer';
 import { ensureOrganization } from './modules/auth/organizations/organization';
@@ -13,6 +14,8 @@ const USAGE = `Usage: assay <command>
   serve                                   serve the API (HOST, PORT, ASSAY_DATA_DIR, ...)
   keys create --org ORG --permissions P1,P2 [--name NAME]
                                           issue an API key; the key is the last line printed
+  keys rotate-master                      re-wrap every data key under a new master key
+                                          (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are
   projections rebuild                     drop the read models and replay the event log
 
 Permissions: ${PERMISSIONS.join(', ')}`;
@@ -72,6 +75,19 @@ async function createKey(flags: Flags): Promise<void> {
   }
 }
 
+/** Run with the servers stopped: a running server keeps the old master key until it restarts. */
+async function rotateMaster(): Promise<void> {
+  const config = loadConfig();
+  const eventStore = await openEventStore(config);
+  try {
+    const report = await rotateMasterKey(config, process.env, eventStore);
+    process.stdout.write(`Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`);
+    process.stdout.write(report.keySource === 'file' ? 'The key file now holds the new master key.\n' : 'Set ASSAY_MASTER_KEY to the value of ASSAY_NEW_MASTER_KEY, then start the servers.\n');
+  } finally {
+    await eventStore.close();
+  }
+}
+
 async function rebuildProjections(): Promise<void> {
   const config = loadConfig();
   const logger = new JsonLogger(config.logLevel);
@@ -96,6 +112,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, subcommand, ...rest] = argv;
   if (command === 'serve') return serve();
   if (command === 'keys' && subcommand === 'create') return createKey(parseFlags(rest));
+  if (command === 'keys' && subcommand === 'rotate-master') return rotateMaster();
   if (command === 'projections' && subcommand === 'rebuild') return rebuildProjections();
   if (command === undefined || command === 'help' || command === '--help') {
     process.stdout.write(USAGE + '\n');

@@ -6,6 +6,8 @@ import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
 import { configureFastify } from './infrastructure/http/fastify-setup';
 import { JsonLogger } from './infrastructure/logging/json-logger';
+import { withMasterKey } from './infrastructure/secrets/master-key';
+import { createTrialSecrets } from './modules/connectors/trial-secrets';
 import { startTrialExecution } from './modules/evals/execution/execution-host';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
@@ -18,10 +20,11 @@ export interface RunningServer {
 
 /** Opens the stores, catches the read models up with the log, then serves the API. */
 export async function startServer(config: AssayConfig, logger = new JsonLogger(config.logLevel)): Promise<RunningServer> {
-  const runtime = await openRuntime(config, logger);
+  // ASSAY_MASTER_KEY, else the data directory's key file (generated, mode 0600, on first start).
+  const runtime = await openRuntime(withMasterKey(config, logger), logger);
   await runtime.projections.start();
   await bootstrapInitialKey(runtime);
-  const saga = await startTrialExecution(runtime);
+  const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
 
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, allowErrorHandlerOverride: true } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {

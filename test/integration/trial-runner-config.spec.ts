@@ -18,7 +18,7 @@ describe('execution config', () => {
     const harness = { version: '2.0', run: 'agent -p {{prompt}}', install: 'echo {{model}}' };
     writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } } }));
     expect(loadExecutionConfig(file)).toEqual({
-      harnesses: { harness_kind_4: { ...harness, env: {}, usage: null } },
+      harnesses: { harness_kind_4: { ...harness, env: {}, usage: null, authFailure: null } },
       sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
       defaultSandbox: null,
       network: false,
@@ -38,6 +38,7 @@ describe('execution config', () => {
     [{ harnesses: { harness_kind_1: { run: 'x' } } }, /harnesses\.harness_kind_1\.version: is required/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x {{task}}' } } }, /harnesses\.harness_kind_1\.run: unknown placeholder \{\{task\}\}/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', timeout: 3 } } }, /harnesses\.harness_kind_1\.timeout: unknown key/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', authFailure: '401 (' } } }, /harnesses\.harness_kind_1\.authFailure: is not a valid regular expression/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { 'BAD-NAME': 'v' } } } }, /harnesses\.harness_kind_1\.env\.BAD-NAME: is not a valid/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'xml' } } } }, /harnesses\.harness_kind_1\.usage\.format: must be json-lines or regex/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '\\d+' } } } }, /usage\.inputTokens: needs a capture group/],

@@ -41,6 +41,8 @@ export interface HarnessDefinition {
   run: string;
   env: Record<string, string>;
   usage: UsageRule | null;
+  /** Matched against the harness output of a failed run: a match means its credentials were refused. */
+  authFailure: string | null;
 }
 
 export interface SandboxDefinition {
@@ -110,7 +112,7 @@ function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harness
 }
 
 function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
-  const fields = shape.object(value, at, ['version', 'install', 'run', 'env', 'usage']);
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'env', 'usage', 'authFailure']);
   const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
   return {
     version: nonEmptyString(shape, version, `${at}.version`),
@@ -118,7 +120,19 @@ function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinit
     run: template(shape, fields.run, `${at}.run`),
     env: stringMap(shape, fields.env, `${at}.env`),
     usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
+    authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),
   };
+}
+
+/** A regular expression, checked when the configuration is read rather than at the first trial. */
+function pattern(shape: ConfigShape, value: unknown, at: string): string {
+  const text = nonEmptyString(shape, value, at);
+  try {
+    new RegExp(text);
+  } catch {
+    shape.fail(at, 'is not a valid regular expression');
+  }
+  return text;
 }
 
 /** A shell command template: only {{prompt}} and {{model}}, which are shell-quoted when rendered. */

@@ -3,7 +3,7 @@ import type { RunFinished } from '../runs/run.events';
 import { sumCosts, TrialCostInput, trialCosts } from '../trials/costs';
 import { computeDistribution } from '../trials/distribution';
 import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
-import type { SagaRun, SagaTrial } from './saga-state';
+import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 import type { TrialOutcome, TrialSpec } from './trial-runner.port';
 
@@ -15,7 +15,7 @@ export function trialSpec(
   run: PlannedRun,
   trialId: string,
   environment: ResolvedTrialEnvironment,
-): TrialSpec & { hasSimulatedUser: boolean } {
+): TrialSpec {
   const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId)!;
   const profileEnv = run.variant.profile?.env ?? {};
   return {
@@ -32,8 +32,16 @@ export function trialSpec(
     verify: evalCase.verify,
     env: { ...environment.env, ...profileEnv },
     secrets: environment.secrets,
-    hasSimulatedUser: evalCase.user?.kind === 'simulated',
   };
+}
+
+export function hasSimulatedUser(batch: SagaBatch, run: SagaRun): boolean {
+  return batch.started.cases.find((candidate) => candidate.id === run.run.caseId)?.user?.kind === 'simulated';
+}
+
+/** A failure as the API shows it: one line, at most 240 characters. */
+export function oneLine(text: string): string {
+  return text.split('\n')[0].slice(0, 240);
 }
 
 function resultOf(outcome: TrialOutcome, costInput: TrialCostInput): TrialResult {
@@ -70,7 +78,7 @@ export function serviceFaultOutcome(error: Error): TrialOutcome {
   return {
     status: 'void',
     exitCode: null,
-    failure: `the service failed to run this trial: ${error.message}`.split('\n')[0].slice(0, 240),
+    failure: oneLine(`the service failed to run this trial: ${error.message}`),
     voidFields: [],
     serviceFault: true,
     timed: false,

@@ -6,10 +6,10 @@ import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.deci
 import { batchStream } from '../batches/batch.events';
 import { runStream } from '../runs/run.events';
 import { trialStream } from '../trials/trial.events';
-import { abandonedTrial, batchEnding, runFinished, serviceFaultOutcome, trialResultEvents, trialSpec } from './saga-decisions';
+import { abandonedTrial, batchEnding, hasSimulatedUser, oneLine, runFinished, serviceFaultOutcome, trialResultEvents, trialSpec } from './saga-decisions';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
-import type { TrialEnvironment } from './trial-environment';
-import type { TrialRunner } from './trial-runner.port';
+import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
+import type { TrialOutcome, TrialRunner } from './trial-runner.port';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
@@ -58,16 +58,36 @@ export class SagaReactions {
     if (!started) return;
     this.inFlight.add(trialId);
     try {
-      const environment = await this.environment.resolve(ref.organization, run.run.variant);
-      const spec = trialSpec(batch.started, run.run, trialId, environment);
-      const outcome = await this.runner.run(spec, this.signal).catch((error: Error) => serviceFaultOutcome(error));
+      const { outcome, environment } = await this.execute(batch, run, trialId);
       // A stopping server leaves the trial running; the next start voids it as abandoned.
       if (this.signal.aborted) return;
-      const costInput = { harness: run.run.variant.harness, model: run.run.variant.model, sandbox: run.run.variant.sandbox, usage: outcome.usage, hasSimulatedUser: spec.hasSimulatedUser };
+      const variant = run.run.variant;
+      const costInput = { harness: variant.harness, model: variant.model, sandbox: variant.sandbox, usage: outcome.usage, hasSimulatedUser: hasSimulatedUser(batch, run) };
       await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput), metadata, 1);
+      if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);
     } finally {
       this.inFlight.delete(trialId);
     }
+  }
+
+  /** Resolves the trial's credentials (a trial whose credentials are unavailable is void) and runs it. */
+  private async execute(batch: SagaBatch, run: SagaRun, trialId: string): Promise<{ outcome: TrialOutcome; environment: ResolvedTrialEnvironment | null }> {
+    let environment: ResolvedTrialEnvironment;
+    try {
+      environment = await this.environment.resolve(batch.started.organization, run.run.variant, batch.requester);
+    } catch (error) {
+      const outcome = { ...serviceFaultOutcome(error as Error), serviceFault: false, voidFields: ['credentials'], failure: oneLine((error as Error).message) };
+      return { outcome, environment: null };
+    }
+    const spec = trialSpec(batch.started, run.run, trialId, environment);
+    const outcome = await this.runner.run(spec, this.signal).catch((error: Error) => serviceFaultOutcome(error));
+    return { outcome, environment };
+  }
+
+  private async recordUse(organization: string, environment: ResolvedTrialEnvironment, outcome: TrialOutcome, trialId: string): Promise<void> {
+    const connectionIds = environment.connectionIds ?? [];
+    if (!this.environment.recordUse || (connectionIds.length === 0 && (environment.variableNames ?? []).length === 0)) return;
+    await this.environment.recordUse(organization, connectionIds, { authFailed: outcome.authFailed === true, trialId, variableNames: environment.variableNames });
   }
 
   private async queueTrial(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {

@@ -31,6 +31,8 @@ export interface SagaRun {
 
 export interface SagaBatch {
   started: BatchStarted['data'];
+  /** Who started the batch (the actor of BatchStarted): personal connections are theirs alone. */
+  requester: string;
   finished: boolean;
   slotReleased: boolean;
 }
@@ -54,7 +56,7 @@ export class SagaState {
   evolve(event: RecordedEvent): string | null {
     switch (event.type) {
       case 'BatchStarted':
-        return this.started((event.data as BatchStarted['data']));
+        return this.started(event.data as BatchStarted['data'], event.metadata.actor);
       case 'TrialQueued':
       case 'TrialStarted':
       case 'TrialCommandRecorded':
@@ -93,8 +95,8 @@ export class SagaState {
     return batch.started.runs.map((run) => this.runs.get(run.runId)!);
   }
 
-  private started(data: BatchStarted['data']): string {
-    this.batches.set(data.batchId, { started: data, finished: false, slotReleased: false });
+  private started(data: BatchStarted['data'], requester: string): string {
+    this.batches.set(data.batchId, { started: data, requester, finished: false, slotReleased: false });
     for (const run of data.runs) {
       this.runs.set(run.runId, { run, batchId: data.batchId, finished: false, failed: false, failure: null });
       run.trialIds.forEach((trialId, index) => {

@@ -24,7 +24,11 @@ export interface TrialUseOutcome {
  * decrypted only here, inside the trial runner's process, never stored in an event.
  */
 export interface TrialEnvironment {
-  resolve(organization: string, variant: VariantDefinition): Promise<ResolvedTrialEnvironment>;
+  /**
+   * `requester` is who started the batch (the actor id in the BatchStarted event's metadata): a
+   * personal connection is given only to its owner's trials.
+   */
+  resolve(organization: string, variant: VariantDefinition, requester?: string): Promise<ResolvedTrialEnvironment>;
   /** Records the use (lastUsedAt) and, on an authentication failure, marks connections invalid. Never throws. */
   recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }

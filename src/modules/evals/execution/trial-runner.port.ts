@@ -67,6 +67,8 @@ export interface TrialOutcome {
   sandboxId: string | null;
   usage: TrialUsage | null;
   harnessVersion: string | null;
+  /** The harness driver detected an authentication failure (its connectors become invalid). */
+  authFailed?: boolean;
 }
 
 export interface TrialRunner {

@@ -51,6 +51,8 @@ export class TrialSession {
   artifacts: TrialArtifact[] = [];
   exitCode: number | null = null;
   usage: TrialUsage | null = null;
+  /** The harness driver detected that its credentials were refused. */
+  authFailed = false;
   modelMs = 0;
   verifyMs = 0;
 
@@ -120,6 +122,7 @@ export class TrialSession {
       sandboxId: this.sandbox.id,
       usage: this.usage,
       harnessVersion,
+      authFailed: this.authFailed,
     };
   }
 }

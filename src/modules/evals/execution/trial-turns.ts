@@ -41,6 +41,10 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
   session.filesChanged = changedPaths(before, after);
   session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
   if (result.timedOut) throw new TrialVoid(`timed out after ${session.spec.timeoutMs} ms`, ['harness'], { timed: true });
+  if (result.exitCode !== 0 && plan.authFailure?.test(result.keptText)) {
+    session.authFailed = true;
+    throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
+  }
 }
 
 /**

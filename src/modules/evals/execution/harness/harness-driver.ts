@@ -12,6 +12,7 @@ export interface HarnessPlan {
   run: string;
   env: Record<string, string>;
   usage: UsageRule | null;
+  authFailure: RegExp | null;
 }
 
 export const COMMAND_HARNESS_VERSION = 'command/1';
@@ -24,7 +25,7 @@ export function resolveHarness(spec: TrialSpec, config: ExecutionConfig): Harnes
   if (spec.harness === 'command') {
     const run = spec.profile?.run;
     if (run === undefined || run.trim() === '') return { failure: 'the command harness needs a profile with a run command' };
-    return { version: COMMAND_HARNESS_VERSION, install: null, run, env: {}, usage: null };
+    return { version: COMMAND_HARNESS_VERSION, install: null, run, env: {}, usage: null, authFailure: null };
   }
   const definition = AGENT_HARNESSES.includes(spec.harness as AgentHarness) ? config.harnesses[spec.harness as AgentHarness] : undefined;
   if (definition === undefined) return { failure: `${spec.harness} has no driver configured on this server` };
@@ -35,6 +36,7 @@ export function resolveHarness(spec: TrialSpec, config: ExecutionConfig): Harnes
     run: renderTemplate(definition.run, values),
     env: definition.env,
     usage: definition.usage,
+    authFailure: definition.authFailure === null ? null : new RegExp(definition.authFailure, 'm'),
   };
 }
 

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import type { AssayConfig } from '../../config';
+import { foldEvents } from '../../shared/decider';
+import type { EventMetadata, EventStore } from '../event-store/event-store.port';
+import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
+import { KEY_BYTES, openBytes, sealBytes, SecretUnreadable } from './aes-gcm';
+import { bindingText, dataKeyBindingText, SecretBinding } from './bindings';
+import { dataKeyDecider, DataKeyEvent, DataKeyState, dataKeyStream } from './data-key.decider';
+import { configuredMasterKey, masterKeyId } from './master-key';
+
+/** A sealed value: `v1.<data key id>.<nonce ‖ tag ‖ ciphertext in base64url>`. */
+const SEALED_PATTERN = /^v1\.(dk_[0-9a-f]{16})\.([A-Za-z0-9_-]+)$/;
+
+interface DataKey {
+  keyId: string;
+  key: Buffer;
+}
+
+/**
+ * Envelope encryption: each organization has one data key (AES-256), created on its first
+ * secret and stored only wrapped by the master key, in `orgkey-{org}`. Values are sealed with
+ * AES-256-GCM under the data key, bound to what they belong to. Unwrapped data keys live in
+ * this process's memory only.
+ */
+export class KeyRing {
+  private readonly dataKeys = new Map<string, Promise<DataKey>>();
+  readonly masterKeyId: string;
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly masterKey: Buffer,
+  ) {
+    this.masterKeyId = masterKeyId(masterKey);
+  }
+
+  async seal(binding: SecretBinding, plaintext: string): Promise<string> {
+    const dataKey = await this.dataKeyOf(binding.organization, true);
+    const sealed = sealBytes(dataKey.key, Buffer.from(plaintext, 'utf8'), bindingText(binding));
+    return `v1.${dataKey.keyId}.${sealed.toString('base64url')}`;
+  }
+
+  /** Throws SecretUnreadable unless the value was sealed for exactly this binding. */
+  async open(binding: SecretBinding, sealed: string): Promise<string> {
+    const match = SEALED_PATTERN.exec(sealed);
+    if (!match) throw new SecretUnreadable('This is not a sealed value.');
+    const dataKey = await this.dataKeyOf(binding.organization, false);
+    if (dataKey.keyId !== match[1]) {
+      throw new SecretUnreadable(`The value was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
+    }
+    return openBytes(dataKey.key, Buffer.from(match[2], 'base64url'), bindingText(binding)).toString('utf8');
+  }
+
+  private dataKeyOf(organization: string, create: boolean): Promise<DataKey> {
+    const cached = this.dataKeys.get(organization);
+    if (cached) return cached;
+    const loading = this.load(organization, create);
+    this.dataKeys.set(organization, loading);
+    // A failure is not remembered: the next call tries again.
+    loading.catch(() => this.dataKeys.delete(organization));
+    return loading;
+  }
+
+  private async load(organization: string, create: boolean): Promise<DataKey> {
+    let state = await this.readState(organization);
+    if (state.status === 'absent' && create) {
+      await this.create(organization);
+      state = await this.readState(organization);
+    }
+    if (state.status === 'absent') throw new SecretUnreadable(`Organization "${organization}" has no data key: it has stored no secret.`);
+    if (state.masterKeyId !== this.masterKeyId) {
+      throw new SecretUnreadable(
+        `The data key of "${organization}" is wrapped by master key ${state.masterKeyId}, but this process holds ${this.masterKeyId}. ` +
+          'Configure the master key in use (or finish "assay keys rotate-master").',
+      );
+    }
+    const key = openBytes(this.masterKey, Buffer.from(state.wrappedKey, 'base64url'), dataKeyBindingText(organization, state.keyId));
+    return { keyId: state.keyId, key };
+  }
+
+  private async readState(organization: string): Promise<DataKeyState> {
+    const events = await this.eventStore.readStream(dataKeyStream(organization));
+    return foldEvents(dataKeyDecider, events.map(toDomainEvent) as DataKeyEvent[]);
+  }
+
+  private async create(organization: string): Promise<void> {
+    const keyId = `dk_${randomBytes(8).toString('hex')}`;
+    const wrapped = sealBytes(this.masterKey, randomBytes(KEY_BYTES), dataKeyBindingText(organization, keyId));
+    const now = new Date();
+    const command = { type: 'CreateDataKey' as const, organization, keyId, wrappedKey: wrapped.toString('base64url'), masterKeyId: this.masterKeyId, now };
+    await executeOnStream(this.eventStore, dataKeyStream(organization), dataKeyDecider, command, systemMetadata(organization, keyId));
+  }
+}
+
+function systemMetadata(organization: string, keyId: string): EventMetadata {
+  return { organization, actor: 'system:key-ring', correlationId: `datakey-${keyId}`, causationId: `datakey-${keyId}` };
+}
+
+const rings = new WeakMap<EventStore, KeyRing>();
+
+/** One key ring per event store, so the HTTP handlers and the trial runner share its cache. */
+export function keyRingOf(runtime: { eventStore: EventStore; config: Pick<AssayConfig, 'masterKey' | 'dataDir'> }): KeyRing {
+  let ring = rings.get(runtime.eventStore);
+  if (!ring) {
+    ring = new KeyRing(runtime.eventStore, configuredMasterKey(runtime.config));
+    rings.set(runtime.eventStore, ring);
+  }
+  return ring;
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AssayConfig } from '../../config';
+import { sha256Hex } from '../../shared/hash';
+import type { JsonLogger } from '../logging/json-logger';
+import { KEY_BYTES } from './aes-gcm';
+
+/** The embedded default's master key, in the data directory, readable by its owner only. */
+export const MASTER_KEY_FILE = 'master.key';
+
+export function masterKeyPath(dataDir: string): string {
+  return path.join(dataDir, MASTER_KEY_FILE);
+}
+
+/** A public fingerprint of a master key: events record which key wraps a data key, never the key. */
+export function masterKeyId(key: Buffer): string {
+  return `mk_${sha256Hex(Buffer.concat([Buffer.from('assay-master-key-id\0'), key])).slice(0, 16)}`;
+}
+
+export function generateMasterKey(): Buffer {
+  return randomBytes(KEY_BYTES);
+}
+
+/** 32 bytes in canonical base64, as ASSAY_MASTER_KEY takes it. */
+export function parseMasterKey(text: string, source: string): Buffer {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== KEY_BYTES || key.toString('base64').replace(/=+$/, '') !== trimmed.replace(/=+$/, '')) {
+    throw new Error(`${source} must hold 32 bytes in base64 (for example: openssl rand -base64 32).`);
+  }
+  return key;
+}
+
+export function readMasterKeyFile(file: string): Buffer | null {
+  if (!fs.existsSync(file)) return null;
+  return parseMasterKey(fs.readFileSync(file, 'utf8'), file);
+}
+
+/** Creates the file with mode 0600; refuses to overwrite (`wx`), so two processes cannot race. */
+export function writeMasterKeyFile(file: string, key: Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+}
+
+/**
+ * The master key of this process: ASSAY_MASTER_KEY, else the data directory's key file, which
+ * is generated (mode 0600) on first start and announced in the log.
+ */
+export function withMasterKey(config: AssayConfig, logger: JsonLogger): AssayConfig {
+  if (config.masterKey) return config;
+  const file = masterKeyPath(config.dataDir);
+  let key = readMasterKeyFile(file);
+  if (key === null) {
+    try {
+      writeMasterKeyFile(file, generateMasterKey());
+      logger.warn('generated a master key in the data directory: keep it, losing it makes every stored secret unreadable', {
+        file,
+        masterKeyId: masterKeyId(readMasterKeyFile(file)!),
+        hint: 'set ASSAY_MASTER_KEY (32 bytes, base64) to manage the key yourself',
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    key = readMasterKeyFile(file)!;
+  } else {
+    warnIfReadableByOthers(file, logger);
+  }
+  if (config.eventStoreUrl) {
+    logger.warn('ASSAY_MASTER_KEY is not set: instances that share EVENTSTORE_URL must share one master key', { file });
+  }
+  logger.info('master key loaded', { source: file, masterKeyId: masterKeyId(key) });
+  return { ...config, masterKey: key };
+}
+
+function warnIfReadableByOthers(file: string, logger: JsonLogger): void {
+  const mode = fs.statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) logger.warn('the master key file is readable by others; run chmod 600 on it', { file, mode: mode.toString(8) });
+}
+
+/** The master key a process that did not start the server uses: configured, else the key file. */
+export function configuredMasterKey(config: Pick<AssayConfig, 'masterKey' | 'dataDir'>): Buffer {
+  const key = config.masterKey ?? readMasterKeyFile(masterKeyPath(config.dataDir));
+  if (!key) throw new Error(`No master key: set ASSAY_MASTER_KEY or start the server once to create ${masterKeyPath(config.dataDir)}.`);
+  return key;
+}

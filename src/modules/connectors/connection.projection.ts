@@ -1,0 +1,91 @@
+import type { RecordedEvent } from '../../infrastructure/event-store/event-store.port';
+import type { Projection } from '../../infrastructure/processing/projection';
+import type { Collection, ReadStore } from '../../infrastructure/read-store/read-store.port';
+import { CONNECTOR_EVENT_TYPES, ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
+
+export const CONNECTIONS = 'connections';
+
+/** A connection's metadata. Never its values, nor their ciphertext: those stay in the log. */
+export type ConnectionDocument = {
+  _id: string;
+  /** The log position this document reflects (see ProjectedDocument). */
+  _position: number;
+  organization: string;
+  integrationId: string;
+  authMethodId: string;
+  name: string;
+  isDefault: boolean;
+  scope: ConnectionScope;
+  owner: string;
+  status: ConnectionStatus;
+  createdAt: string;
+  lastUsedAt: string | null;
+};
+
+/**
+ * One document per connection. Adding a default also unsets the integration's previous
+ * default: an update of other documents, guarded by position like every change, so a
+ * redelivery or a replay leaves the same documents.
+ */
+export const connectionProjection: Projection = {
+  name: 'connections',
+  eventTypes: CONNECTOR_EVENT_TYPES,
+  collections: { [CONNECTIONS]: [{ keys: { organization: 1, createdAt: -1 } }, { keys: { organization: 1, integrationId: 1, isDefault: 1 } }] },
+  async project(recorded: RecordedEvent, store: ReadStore) {
+    const event = recorded as unknown as ConnectorEvent;
+    const collection = store.collection<ConnectionDocument>(CONNECTIONS);
+    const current = await collection.findOne({ _id: event.data.connectionId });
+    if (current && current._position >= recorded.position) return;
+    if (event.type === 'ConnectorAdded') return added(collection, event, recorded.position);
+    if (!current) return;
+    if (event.type === 'ConnectorRemoved') {
+      await collection.deleteOne({ _id: current._id });
+      return;
+    }
+    const change = event.type === 'ConnectorUsed' ? { lastUsedAt: event.data.usedAt } : { status: 'invalid' as const };
+    await collection.replaceOne({ _id: current._id }, { ...current, ...change, _position: recorded.position });
+  },
+};
+
+async function added(collection: Collection<ConnectionDocument>, event: ConnectorAdded, position: number): Promise<void> {
+  const { connectionId, organization, integrationId, authMethodId, name, isDefault, scope, owner, addedAt } = event.data;
+  if (isDefault) {
+    await collection.updateMany(
+      { organization, integrationId, isDefault: true, _id: { $ne: connectionId }, _position: { $lt: position } },
+      { $set: { isDefault: false, _position: position } },
+    );
+  }
+  const document: ConnectionDocument = {
+    _id: connectionId,
+    _position: position,
+    organization,
+    integrationId,
+    authMethodId,
+    name,
+    isDefault,
+    scope,
+    owner,
+    status: 'active',
+    createdAt: addedAt,
+    lastUsedAt: null,
+  };
+  await collection.replaceOne({ _id: connectionId }, document, { upsert: true });
+}
+
+/** The spec's Connection: what a client may see of a connection. */
+export interface ConnectionView {
+  id: string;
+  integrationId: string;
+  authMethodId: string;
+  name: string;
+  isDefault: boolean;
+  scope: ConnectionScope;
+  status: ConnectionStatus;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export function connectionView(document: Omit<ConnectionDocument, '_position'>): ConnectionView {
+  const { _id, integrationId, authMethodId, name, isDefault, scope, status, createdAt, lastUsedAt } = document;
+  return { id: _id, integrationId, authMethodId, name, isDefault, scope, status, createdAt, lastUsedAt };
+}

@@ -1,0 +1,153 @@
+import type { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { executeOnStream, toDomainEvent } from '../../infrastructure/event-store/stream-command';
+import type { JsonLogger } from '../../infrastructure/logging/json-logger';
+import type { ReadStore } from '../../infrastructure/read-store/read-store.port';
+import { SecretUnreadable } from '../../infrastructure/secrets/aes-gcm';
+import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
+import type { Runtime } from '../../runtime';
+import { foldEvents } from '../../shared/decider';
+import type { VariantDefinition } from '../evals/shared/definitions';
+import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/execution/trial-environment';
+import { environmentDecider } from '../environment/environment.decider';
+import { environmentStream } from '../environment/environment.events';
+import { readEnvironment } from '../environment/environment-reads';
+import { ConnectionDocument, CONNECTIONS } from './connection.projection';
+import { connectorEnvName } from './connector-values';
+import { connectorDecider, ConnectorState } from './connector.decider';
+import { ConnectorEvent, connectorStream } from './connector.events';
+import { findField } from './integrations/integration-catalogue';
+
+/** A trial cannot get the credentials its variant names: the trial should be voided with this message. */
+export class TrialCredentialsUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TrialCredentialsUnavailable';
+  }
+}
+
+interface WantedConnection {
+  organization: string;
+  role: 'harness' | 'sandbox';
+  /** The id the variant's credentials name, if any. */
+  named: string | undefined;
+  /** The variant's harness or sandbox kind: its integration's default serves when none is named. */
+  kind: string | null;
+  requester: string | undefined;
+}
+
+interface OpenedConnection {
+  connectionId: string;
+  env: Record<string, string>;
+  secrets: string[];
+}
+
+/**
+ * The TrialEnvironment of the service: the organization's variables and the variant's
+ * connector values, decrypted here, in the trial runner's process, from the sealed values in
+ * the event log (read models hold none). `secrets` lists every secret value, for redaction.
+ */
+export class TrialSecrets implements TrialEnvironment {
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly readStore: ReadStore,
+    private readonly keyRing: KeyRing,
+    private readonly logger: JsonLogger,
+  ) {}
+
+  async resolve(organization: string, variant: VariantDefinition, requester?: string): Promise<ResolvedTrialEnvironment> {
+    const variables = await this.variables(organization);
+    const credentials = variant.credentials ?? {};
+    const connections = [
+      await this.connection({ organization, role: 'harness', named: credentials.harnessConnectionId, kind: variant.harness, requester }),
+      await this.connection({ organization, role: 'sandbox', named: credentials.sandboxConnectionId, kind: variant.sandbox, requester }),
+    ].filter((opened): opened is OpenedConnection => opened !== null);
+    const env = Object.assign({}, variables.env, ...connections.map((opened) => opened.env)) as Record<string, string>;
+    const secrets = [...new Set([...variables.secrets, ...connections.flatMap((opened) => opened.secrets)])];
+    return { env, secrets, connectionIds: connections.map((opened) => opened.connectionId), variableNames: Object.keys(variables.env) };
+  }
+
+  /**
+   * Records that a trial used these connections and variables (lastUsedAt), and marks the
+   * connections invalid when the trial failed to authenticate. Never throws: bookkeeping must
+   * not change a trial's verdict.
+   */
+  async recordUse(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void> {
+    const trialId = outcome.trialId ?? null;
+    const metadata = { organization, actor: 'system:trial-runner', correlationId: trialId ?? 'trial', causationId: trialId ?? 'trial' };
+    const now = new Date();
+    for (const connectionId of new Set(connectionIds)) {
+      const command = { type: 'RecordConnectorUse' as const, organization, connectionId, trialId, authFailed: outcome.authFailed, now };
+      await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, command, metadata, { attempts: 20 }).catch(
+        (error: Error) => this.logger.warn('could not record a connection use', { organization, connectionId, error: error.message }),
+      );
+    }
+    const names = [...(outcome.variableNames ?? [])];
+    if (names.length === 0) return;
+    const command = { type: 'RecordVariablesUse' as const, organization, names, trialId, now };
+    await executeOnStream(this.eventStore, environmentStream(organization), environmentDecider, command, metadata, { attempts: 20 }).catch((error: Error) =>
+      this.logger.warn('could not record the use of environment variables', { organization, error: error.message }),
+    );
+  }
+
+  private async variables(organization: string): Promise<{ env: Record<string, string>; secrets: string[] }> {
+    const env: Record<string, string> = {};
+    const secrets: string[] = [];
+    for (const [name, variable] of (await readEnvironment(this.eventStore, organization)).variables) {
+      env[name] = await this.keyRing.open({ kind: 'variable', organization, name }, variable.sealedValue);
+      if (variable.secret) secrets.push(env[name]);
+    }
+    return { env, secrets };
+  }
+
+  /** The connection the variant names, else the default of the integration whose id is its kind. */
+  private async connection(wanted: WantedConnection): Promise<OpenedConnection | null> {
+    const { organization, role, named, kind } = wanted;
+    const connectionId = named ?? (kind ? await this.defaultConnection(organization, kind) : null);
+    if (!connectionId) return null;
+    const state = await this.connectorState(organization, connectionId);
+    const source = named ? `credentials.${role}ConnectionId` : `the default connection of "${kind}"`;
+    if (state.status === 'absent' || state.status === 'removed') {
+      throw new TrialCredentialsUnavailable(`The connection "${connectionId}" (${source}) does not exist or was removed.`);
+    }
+    if (state.scope === 'personal' && state.owner !== wanted.requester) {
+      throw new TrialCredentialsUnavailable(`The connection "${connectionId}" (${source}) is personal: only batches its owner starts can use it.`);
+    }
+    const { integrationId, authMethodId } = state;
+    // Bound to the organization and connection asked for: a ciphertext copied elsewhere does not open.
+    const values = parseValues(await this.keyRing.open({ kind: 'connection', organization, connectionId, integrationId, authMethodId }, state.sealedValues));
+    const env: Record<string, string> = {};
+    const secrets: string[] = [];
+    for (const [field, value] of Object.entries(values)) {
+      env[connectorEnvName(role, field)] = value;
+      // A field the catalogue no longer knows is treated as secret.
+      if (findField(integrationId, authMethodId, field)?.secret ?? true) secrets.push(value);
+    }
+    return { connectionId, env, secrets };
+  }
+
+  private async defaultConnection(organization: string, integrationId: string): Promise<string | null> {
+    const filter = { organization, integrationId, isDefault: true, scope: 'organization' };
+    const found = await this.readStore.collection<ConnectionDocument>(CONNECTIONS).findOne(filter);
+    return found?._id ?? null;
+  }
+
+  private async connectorState(organization: string, connectionId: string): Promise<ConnectorState> {
+    const events = await this.eventStore.readStream(connectorStream(organization, connectionId));
+    const state = foldEvents(connectorDecider, events.map(toDomainEvent) as ConnectorEvent[]);
+    return state.status !== 'absent' && state.organization !== organization ? { status: 'absent' } : state;
+  }
+}
+
+/** Never lets a parser's message quote the plaintext. */
+function parseValues(plaintext: string): Record<string, string> {
+  try {
+    return JSON.parse(plaintext) as Record<string, string>;
+  } catch {
+    throw new SecretUnreadable('The connection values are not a JSON object.');
+  }
+}
+
+/** The saga's TrialEnvironment, over the runtime's stores and master key. */
+export function createTrialSecrets(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>): TrialSecrets {
+  return new TrialSecrets(runtime.eventStore, runtime.readStore, keyRingOf(runtime), runtime.logger);
+}

@@ -1,0 +1,3 @@
+export class ListVariables {
+  constructor(readonly organization: string) {}
+}
