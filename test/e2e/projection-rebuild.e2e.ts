@@ -5,9 +5,11 @@ import type { ReadStore } from '../../src/infrastructure/read-store/read-store.p
 import { allProjections } from '../../src/projections';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
+/** Every read-model document; the checkpoint is bookkeeping, written lazily, and left out. */
 async function snapshot(store: ReadStore): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
   for (const name of (await store.collectionNames()).sort()) {
+    if (name === 'checkpoints') continue;
     result[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
   }
   return result;
@@ -30,7 +32,7 @@ describe('projections: rebuilding from the log gives the live documents', () => 
 
   it('replays the whole log into empty read models and gets equal documents', async () => {
     const live = await snapshot(server.runtime.readStore);
-    expect(Object.keys(live)).toEqual(expect.arrayContaining(['api_keys', 'checkpoints']));
+    expect(Object.keys(live)).toEqual(expect.arrayContaining(['api_keys']));
     expect(live.api_keys).toHaveLength(21);
 
     const rebuilt = new MemoryReadStore();
@@ -52,5 +54,12 @@ describe('projections: rebuilding from the log gives the live documents', () => 
     for (const event of await server.runtime.eventStore.readAll()) await runner.handle(event);
     const live = await snapshot(server.runtime.readStore);
     expect(await snapshot(twice)).toEqual(live);
+  });
+
+  it('writes the checkpoint shortly after the last event, at the head of the log', async () => {
+    const head = await server.runtime.eventStore.headPosition();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const checkpoint = await server.runtime.readStore.collection('checkpoints').findOne({ _id: 'projections' });
+    expect(checkpoint).toEqual({ _id: 'projections', position: head });
   });
 });

@@ -5,6 +5,8 @@ import type { Projection } from './projection';
 import { PositionWaiters } from './position-waiters';
 
 export const CHECKPOINTS = 'checkpoints';
+const CHECKPOINT_EVERY = 500;
+const CHECKPOINT_DELAY_MS = 100;
 
 type Checkpoint = {
   _id: string;
@@ -23,6 +25,10 @@ export class ProjectionRunner {
   private failure: Error | null = null;
   private processed = -1;
   private handledSinceStart = 0;
+  /** The position last written as the checkpoint, and a pending write of a newer one. */
+  private checkpointed = -1;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private sinceCheckpoint = 0;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -60,6 +66,7 @@ export class ProjectionRunner {
     await this.ensureIndexes();
     const checkpoint = await this.readStore.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: this.checkpointId });
     this.processed = checkpoint?.position ?? -1;
+    this.checkpointed = this.processed;
     const head = await this.eventStore.headPosition();
     const started = Date.now();
     this.subscription = this.eventStore.subscribeToAll(this.processed >= 0 ? { after: this.processed } : {});
@@ -81,6 +88,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     await this.subscription?.close();
     await this.loop;
+    await this.writeCheckpoint();
     this.waiters.rejectAll(new Error('The projection runner stopped.'));
   }
 
@@ -99,17 +107,41 @@ export class ProjectionRunner {
     }
   }
 
+  /**
+   * The checkpoint is written every CHECKPOINT_EVERY events and shortly after the last one, not
+   * per event: documents guard themselves by position, so a checkpoint that lags only means a
+   * few events are delivered again after a restart, and they change nothing.
+   */
+  private async scheduleCheckpoint(): Promise<void> {
+    this.sinceCheckpoint += 1;
+    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) {
+      await this.writeCheckpoint();
+      return;
+    }
+    this.checkpointTimer ??= setTimeout(() => {
+      this.checkpointTimer = null;
+      this.writeCheckpoint().catch((error: Error) => this.logger.warn('checkpoint write failed', { error: error.message }));
+    }, CHECKPOINT_DELAY_MS);
+  }
+
+  private async writeCheckpoint(): Promise<void> {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    const position = this.processed;
+    this.sinceCheckpoint = 0;
+    if (position <= this.checkpointed) return;
+    await this.readStore.collection<Checkpoint>(CHECKPOINTS).replaceOne({ _id: this.checkpointId }, { _id: this.checkpointId, position }, { upsert: true });
+    this.checkpointed = Math.max(this.checkpointed, position);
+  }
+
   /** Applies one event to every projection that handles it, then moves the checkpoint. */
   async handle(event: RecordedEvent): Promise<void> {
     for (const projection of this.byType.get(event.type) ?? []) {
       await projection.project(event, this.readStore);
     }
     // A redelivered older event never moves the checkpoint back.
-    const position = Math.max(this.processed, event.position);
-    await this.readStore
-      .collection<Checkpoint>(CHECKPOINTS)
-      .replaceOne({ _id: this.checkpointId }, { _id: this.checkpointId, position }, { upsert: true });
-    this.processed = position;
+    this.processed = Math.max(this.processed, event.position);
+    await this.scheduleCheckpoint();
     this.handledSinceStart += 1;
     if (this.handledSinceStart % 50000 === 0) {
       this.logger.info('projecting events', { events: this.handledSinceStart, position: event.position });

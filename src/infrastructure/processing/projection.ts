@@ -58,8 +58,8 @@ async function projectOne<D extends Document>(
 ): Promise<void> {
   const current = await collection.findOne({ _id: id });
   if (current && current._position >= event.position) return;
-  const { _position: _ignored, ...state } = current ?? ({} as ProjectedDocument);
-  const next = spec.evolve(current ? (state as unknown as D) : null, event, id);
+  // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
+  const next = spec.evolve(current as D | null, event, id);
   if (next === null) {
     await collection.deleteOne({ _id: id });
     return;

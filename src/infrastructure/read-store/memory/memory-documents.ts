@@ -170,7 +170,12 @@ export class UniqueIndex {
     this.paths = Object.keys(spec.keys).map((field) => field.split('.'));
   }
 
-  private keysOf(doc: Document): string[] {
+  keysOf(doc: Document): string[] {
+    // The common case, one top-level scalar field, without building intermediate arrays.
+    if (this.paths.length === 1 && this.paths[0].length === 1) {
+      const value = (doc as Record<string, unknown>)[this.paths[0][0]];
+      if (value === null || value === undefined || typeof value !== 'object') return [JSON.stringify(value ?? null)];
+    }
     let keys: unknown[][] = [[]];
     for (const path of this.paths) {
       const reached = valuesAt(doc, path).map((v) => (v === EMPTY_ARRAY ? '[]' : JSON.stringify(v ?? null)));
@@ -180,20 +185,20 @@ export class UniqueIndex {
     return keys.map((key) => key.join('\u0000'));
   }
 
-  /** True when another document already owns one of this document's keys. */
-  conflicts(doc: Document): boolean {
-    return this.keysOf(doc).some((key) => {
+  /** True when another document already owns one of these keys. */
+  conflicts(keys: readonly string[], id: string): boolean {
+    return keys.some((key) => {
       const owner = this.owners.get(key);
-      return owner !== undefined && owner !== doc._id;
+      return owner !== undefined && owner !== id;
     });
   }
 
-  add(doc: Document): void {
-    for (const key of this.keysOf(doc)) this.owners.set(key, doc._id);
+  add(doc: Document, keys: readonly string[] = this.keysOf(doc)): void {
+    for (const key of keys) this.owners.set(key, doc._id);
   }
 
-  remove(doc: Document): void {
-    for (const key of this.keysOf(doc)) {
+  remove(doc: Document, keys: readonly string[] = this.keysOf(doc)): void {
+    for (const key of keys) {
       if (this.owners.get(key) === doc._id) this.owners.delete(key);
     }
   }

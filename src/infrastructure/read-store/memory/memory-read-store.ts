@@ -193,13 +193,18 @@ class MemoryCollection implements Collection<Document> {
 
   /** Stores a document the store owns; every unique index is checked before anything changes. */
   private write(previous: Document | undefined, next: Document): void {
-    const indexes = this.state.uniqueIndexes;
-    for (const [name, index] of indexes) {
-      if (index.conflicts(next)) throw uniqueViolation(this.name, next._id, name);
+    const planned: Array<[UniqueIndex, string[]]> = [];
+    for (const [name, index] of this.state.uniqueIndexes) {
+      const keys = index.keysOf(next);
+      if (index.conflicts(keys, next._id)) throw uniqueViolation(this.name, next._id, name);
+      planned.push([index, keys]);
     }
-    for (const index of indexes.values()) {
-      if (previous) index.remove(previous);
-      index.add(next);
+    for (const [index, keys] of planned) {
+      const before = previous ? index.keysOf(previous) : [];
+      // Most writes leave the indexed fields as they were: nothing to re-index then.
+      if (before.length === keys.length && before.every((key, i) => key === keys[i])) continue;
+      if (previous) index.remove(previous, before);
+      index.add(next, keys);
     }
     this.state.documents.set(next._id, next);
     this.state.exists = true;
@@ -234,8 +239,9 @@ export class MemoryReadStore implements ReadStore {
       const index = new UniqueIndex(spec);
       // Like MongoDB, building a unique index over existing duplicates fails and leaves no index.
       for (const doc of state.documents.values()) {
-        if (index.conflicts(doc)) throw uniqueViolation(collection, doc._id, name);
-        index.add(doc);
+        const keys = index.keysOf(doc);
+        if (index.conflicts(keys, doc._id)) throw uniqueViolation(collection, doc._id, name);
+        index.add(doc, keys);
       }
       state.uniqueIndexes.set(name, index);
     }
