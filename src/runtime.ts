@@ -27,7 +27,8 @@ export const EVENT_LOG_FILE = 'events.sqlite';
 
 export async function openEventStore(config: AssayConfig): Promise<EventStore> {
   if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  // The data directory holds the event log, artifacts and the generated master key: owner only.
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   return new SqliteEventStore(path.join(config.dataDir, EVENT_LOG_FILE));
 }
 
