@@ -14,7 +14,7 @@ if (url) {
   });
 } else {
   describe('EventStore contract: EventStoreDB', () => {
-    console.warn('EventStoreDB contract skipped: set EVENTSTORE_URL=esdb://localhost:2113?tls=false to run it');
+    process.stderr.write('EventStoreDB contract skipped: EVENTSTORE_URL is not set (e.g. esdb://localhost:2113?tls=false with docker compose up -d eventstore).\n');
     it.skip('needs a running EventStoreDB (set EVENTSTORE_URL)', () => undefined);
   });
 }

@@ -19,7 +19,7 @@ if (url) {
   });
 } else {
   describe('ReadStore contract: mongodb', () => {
-    console.warn('MongoDB contract skipped: set MONGODB_URL=mongodb://localhost:27017/assay_test to run it');
+    process.stderr.write('MongoDB contract skipped: MONGODB_URL is not set (e.g. mongodb://localhost:27017/assay_test with docker compose up -d mongodb).\n');
     it.skip('needs MONGODB_URL', () => undefined);
   });
 }
