@@ -1,22 +1,10 @@
-import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, JWK, KeyLike, SignJWT } from 'jose';
+import { generateKeyPair, KeyLike, SignJWT } from 'jose';
 import { ApiClient } from '../support/http-client';
+import { serveJwks } from '../support/jwks';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'assay-api';
-
-/** A JWKS endpoint served by the test itself, as an identity provider would. */
-async function serveJwks(keys: JWK[]): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((_request, response) => {
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ keys }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/.well-known/jwks.json`, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 describe('authentication and permissions over real HTTP', () => {
   let server: InProcessServer;
@@ -29,8 +17,7 @@ describe('authentication and permissions over real HTTP', () => {
     const pair = await generateKeyPair('RS256');
     signingKey = pair.privateKey;
     strangerKey = (await generateKeyPair('RS256')).privateKey;
-    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    jwks = await serveJwks([jwk]);
+    jwks = await serveJwks(pair.publicKey);
     server = await startInProcess({
       ASSAY_INIT_ORG: 'acme',
       ASSAY_INIT_API_KEY: INIT_KEY,

@@ -1,23 +1,8 @@
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
-import type { ReadStore } from '../../src/infrastructure/read-store/read-store.port';
-import { allProjections } from '../../src/projections';
+import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
-
-/** Every read-model document; the checkpoint is bookkeeping, written lazily, and left out. */
-async function snapshot(store: ReadStore): Promise<Record<string, unknown[]>> {
-  const result: Record<string, unknown[]> = {};
-  for (const name of (await store.collectionNames()).sort()) {
-    if (name === 'checkpoints') continue;
-    result[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
-  }
-  return result;
-}
 
 describe('projections: rebuilding from the log gives the live documents', () => {
   let server: InProcessServer;
-  const quiet = new JsonLogger('silent');
 
   beforeAll(async () => {
     server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
@@ -32,28 +17,13 @@ describe('projections: rebuilding from the log gives the live documents', () => 
 
   it('replays the whole log into empty read models and gets equal documents', async () => {
     const live = await snapshot(server.runtime.readStore);
-    expect(Object.keys(live)).toEqual(expect.arrayContaining(['api_keys']));
     expect(live.api_keys).toHaveLength(21);
-
-    const rebuilt = new MemoryReadStore();
-    const runner = new ProjectionRunner(server.runtime.eventStore, rebuilt, allProjections, quiet);
-    await runner.start();
-    await runner.stop();
-    expect(await snapshot(rebuilt)).toEqual(live);
+    expect(await snapshot(await rebuildFromLog(server.runtime.eventStore))).toEqual(live);
   });
 
   it('is idempotent: every event delivered twice changes nothing', async () => {
-    const twice = new MemoryReadStore();
-    const runner = new ProjectionRunner(server.runtime.eventStore, twice, allProjections, quiet);
-    await runner.ensureIndexes();
-    for (const event of await server.runtime.eventStore.readAll()) {
-      await runner.handle(event);
-      await runner.handle(event);
-    }
-    // A stale redelivery of the whole log after the fact changes nothing either.
-    for (const event of await server.runtime.eventStore.readAll()) await runner.handle(event);
     const live = await snapshot(server.runtime.readStore);
-    expect(await snapshot(twice)).toEqual(live);
+    expect(await snapshot(await replayTwice(server.runtime.eventStore))).toEqual(live);
   });
 
   it('writes the checkpoint shortly after the last event, at the head of the log', async () => {

@@ -1,6 +1,3 @@
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
 import type { ReadStore } from '../../src/infrastructure/read-store/read-store.port';
 import { GetPromptHandler } from '../../src/modules/prompts/get-prompt/get-prompt.handler';
 import { GetPrompt } from '../../src/modules/prompts/get-prompt/get-prompt.query';
@@ -12,18 +9,14 @@ import { ListPromptVersions } from '../../src/modules/prompts/list-versions/list
 import { GetPromptHistoryHandler } from '../../src/modules/prompts/prompt-history/prompt-history.handler';
 import { GetPromptHistory } from '../../src/modules/prompts/prompt-history/prompt-history.query';
 import { PROMPT_HISTORY, PROMPT_VERSIONS, PROMPTS } from '../../src/modules/prompts/prompt.projections';
-import { allProjections } from '../../src/projections';
 import type { ApiClient } from '../support/http-client';
+import { rebuildFromLog, replayTwice, snapshot as snapshotOf } from '../support/read-models';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
 const COLLECTIONS = [PROMPTS, PROMPT_VERSIONS, PROMPT_HISTORY];
 const PROMPT_IDS = ['rebuild/a', 'rebuild/b', 'rebuild/c'];
 
-async function snapshot(store: ReadStore): Promise<Record<string, unknown[]>> {
-  const result: Record<string, unknown[]> = {};
-  for (const name of COLLECTIONS) result[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
-  return result;
-}
+const snapshot = (store: ReadStore) => snapshotOf(store, COLLECTIONS);
 
 /** Every read a caller can make, asked of a read store directly through the query handlers. */
 async function answersFrom(store: ReadStore, readBodies: Array<{ id: string } & SelectorInput>): Promise<unknown[]> {
@@ -41,7 +34,6 @@ async function answersFrom(store: ReadStore, readBodies: Array<{ id: string } & 
 describe('prompt read models: rebuilt from the log, they give the same documents and answers', () => {
   let server: InProcessServer;
   let api: ApiClient;
-  const quiet = new JsonLogger('silent');
   const reads: Array<{ id: string } & SelectorInput> = [];
 
   beforeAll(async () => {
@@ -90,23 +82,13 @@ describe('prompt read models: rebuilt from the log, they give the same documents
     // Per prompt: its appends, the publish of version 2, and four moves (one promote repeats).
     expect(live[PROMPT_HISTORY]).toHaveLength(3 + 4 + 5 + 3 * 5);
 
-    const rebuilt = new MemoryReadStore();
-    const runner = new ProjectionRunner(server.runtime.eventStore, rebuilt, allProjections, quiet);
-    await runner.start();
-    await runner.stop();
+    const rebuilt = await rebuildFromLog(server.runtime.eventStore);
     expect(await snapshot(rebuilt)).toEqual(live);
     expect(await answersFrom(rebuilt, reads)).toEqual(await answersFrom(server.runtime.readStore, reads));
   });
 
   it('is idempotent: every event delivered twice, then the whole log again, changes nothing', async () => {
-    const twice = new MemoryReadStore();
-    const runner = new ProjectionRunner(server.runtime.eventStore, twice, allProjections, quiet);
-    await runner.ensureIndexes();
-    for (const event of await server.runtime.eventStore.readAll()) {
-      await runner.handle(event);
-      await runner.handle(event);
-    }
-    for (const event of await server.runtime.eventStore.readAll()) await runner.handle(event);
+    const twice = await replayTwice(server.runtime.eventStore);
     expect(await snapshot(twice)).toEqual(await snapshot(server.runtime.readStore));
   });
 });

@@ -1,24 +1,11 @@
-import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, KeyLike, SignJWT } from 'jose';
+import { generateKeyPair, KeyLike, SignJWT } from 'jose';
 import { Answer, ApiClient } from '../support/http-client';
+import { serveJwks } from '../support/jwks';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'assay-api';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** A JWKS endpoint served by the test, so that other organizations can call through OAuth tokens. */
-async function serveJwks(publicKey: KeyLike): Promise<{ url: string; close(): Promise<void> }> {
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  const server = http.createServer((_request, response) => {
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/jwks.json`, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 function expectError(answer: Answer, status: number, tag: string, message?: string | RegExp): void {
   expect({ status: answer.status, body: answer.body }).toEqual({

@@ -6,6 +6,7 @@ import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
 import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 import type { TrialOutcome, TrialSpec } from './trial-runner.port';
+import { voidOutcome } from './void-outcome';
 
 export const ABANDONED = 'abandoned: the process running this trial stopped';
 
@@ -75,29 +76,13 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
 }
 
 export function serviceFaultOutcome(error: Error): TrialOutcome {
-  return {
-    status: 'void',
-    exitCode: null,
-    failure: oneLine(`the service failed to run this trial: ${error.message}`),
-    voidFields: [],
-    serviceFault: true,
-    timed: false,
-    trajectory: [],
-    verifySteps: [],
-    filesChanged: [],
-    artifacts: [],
-    modelMs: 0,
-    sandboxMs: 0,
-    sandboxId: null,
-    usage: null,
-    harnessVersion: null,
-  };
+  return voidOutcome({ failure: oneLine(`the service failed to run this trial: ${error.message}`), voidFields: [], serviceFault: true });
 }
 
 /** A trial a dead process was running: void, and counted as executed (not a service fault). */
 export function abandonedTrial(ref: TrialRef, run: PlannedRun): TrialEvent {
   const costInput = { harness: run.variant.harness, model: run.variant.model, sandbox: run.variant.sandbox, usage: null, hasSimulatedUser: false };
-  const result = resultOf({ ...serviceFaultOutcome(new Error(ABANDONED)), serviceFault: false }, costInput);
+  const result = resultOf(voidOutcome({ failure: ABANDONED, voidFields: [], serviceFault: false }), costInput);
   return { type: 'TrialVoided', data: { ...ref, ...result, failure: ABANDONED, voidFields: [], serviceFault: false } };
 }
 

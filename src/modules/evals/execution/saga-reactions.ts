@@ -10,6 +10,7 @@ import { abandonedTrial, batchEnding, hasSimulatedUser, oneLine, runFinished, se
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
 import type { TrialOutcome, TrialRunner } from './trial-runner.port';
+import { voidOutcome } from './void-outcome';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
@@ -76,7 +77,7 @@ export class SagaReactions {
     try {
       environment = await this.environment.resolve(batch.started.organization, run.run.variant, batch.requester);
     } catch (error) {
-      const outcome = { ...serviceFaultOutcome(error as Error), serviceFault: false, voidFields: ['credentials'], failure: oneLine((error as Error).message) };
+      const outcome = voidOutcome({ failure: oneLine((error as Error).message), voidFields: ['credentials'], serviceFault: false });
       return { outcome, environment: null };
     }
     const spec = trialSpec(batch.started, run.run, trialId, environment);

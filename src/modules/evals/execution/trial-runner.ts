@@ -24,6 +24,7 @@ import { HarnessPlan, resolveHarness } from './harness/harness-driver';
 import { failureLine, Redactor } from './output/captured-output';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
 import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
+import { voidOutcome } from './void-outcome';
 import type { TrialOutcome, TrialRunner, TrialSpec } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
@@ -128,22 +129,6 @@ export class SandboxTrialRunner implements TrialRunner {
 
 /** The outcome of a trial voided before any sandbox existed. */
 function unstarted(reason: TrialVoid, redactor: Redactor, harnessVersion: string | null): TrialOutcome {
-  const verdict = reason.verdict;
-  return {
-    status: 'void',
-    exitCode: null,
-    failure: failureLine(reason.failure, redactor),
-    voidFields: verdict.voidFields,
-    serviceFault: verdict.serviceFault,
-    timed: false,
-    trajectory: [],
-    verifySteps: [],
-    filesChanged: [],
-    artifacts: [],
-    modelMs: 0,
-    sandboxMs: 0,
-    sandboxId: null,
-    usage: null,
-    harnessVersion,
-  };
+  const { voidFields, serviceFault } = reason.verdict;
+  return voidOutcome({ failure: failureLine(reason.failure, redactor), voidFields, serviceFault, harnessVersion });
 }
