@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
 import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
 import { SagaState } from './saga-state';
@@ -33,6 +34,8 @@ export class TrialSaga {
     private readonly logger: JsonLogger,
     options: TrialSagaOptions,
   ) {
+    // Every running trial listens for the stop: as many listeners as trials run at once.
+    setMaxListeners(0, this.abort.signal);
     this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal);
     this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
     this.eventStore = eventStore;
