@@ -26,7 +26,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
   await bootstrapInitialKey(runtime);
   const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
 
-  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, allowErrorHandlerOverride: true } as ConstructorParameters<typeof FastifyAdapter>[0]);
+  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
     logger,
     bodyParser: false,

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../../shared/ids';
 import type { JsonLogger } from '../logging/json-logger';
-import { sendError } from './all-exceptions.filter';
 import type { AssayRequest } from './operation.decorator';
 
 const CORRELATION_HEADER = 'x-correlation-id';
@@ -19,7 +18,8 @@ class UnsupportedContentType extends Error {
 
 /**
  * What Nest does not decide: how bodies are parsed (JSON only, bounded), the correlation id of
- * each request, one structured log line per request, and errors raised before a handler runs.
+ * each request and one structured log line per request. Errors raised before a handler runs
+ * (body parsing) reach the global exception filter through Nest's own Fastify error handler.
  */
 export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, maxBodyBytes: number): void {
   fastify.removeAllContentTypeParsers();
@@ -53,10 +53,6 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
       durationMs: Math.round((performance.now() - (request.startedAt ?? performance.now())) * 100) / 100,
       organization: request.caller?.organization,
     });
-  });
-
-  fastify.setErrorHandler((error, request: FastifyRequest & Partial<AssayRequest>, reply) => {
-    sendError(logger, error, request, reply);
   });
 }
 
