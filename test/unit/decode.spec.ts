@@ -64,6 +64,25 @@ describe('decoding request bodies into the spec issue list', () => {
   });
 });
 
+describe('unions told apart by kind', () => {
+  it('reports a kind no member has as one Composite issue, not the fields of no member', async () => {
+    const { StartBatchDto } = await import('../../src/modules/evals/batches/start-batch/start-batch.dto');
+    const { startBody } = await import('../support/evals');
+    const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'robot', extra: 1 } }] });
+    expect(await issuesOf(StartBatchDto, body)).toEqual([{ _tag: 'Composite', path: ['cases', 0, 'user'], message: expect.stringContaining('actual an object with kind "robot"') }]);
+  });
+
+  it('validates a matching member with its own fields at their paths', async () => {
+    const { StartBatchDto } = await import('../../src/modules/evals/batches/start-batch/start-batch.dto');
+    const { startBody } = await import('../support/evals');
+    const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'scripted', replies: ['ok', 7], extra: 1 } }] });
+    expect(await issuesOf(StartBatchDto, body)).toEqual([
+      { _tag: 'Unexpected', path: ['cases', 0, 'user', 'extra'], message: expect.any(String) },
+      { _tag: 'Type', path: ['cases', 0, 'user', 'replies', 1], message: expect.any(String) },
+    ]);
+  });
+});
+
 describe('mapping errors to HTTP answers', () => {
   it('maps domain errors to their status and tag', () => {
     expect(mapError(new BadRequest('b'), 'POST', '/v1/x')).toEqual({ status: 400, body: { _tag: 'BadRequest', message: 'b' }, unexpected: false });

@@ -54,7 +54,8 @@ export function toDecodeIssues(errors: ValidationError[], parentPath: Array<stri
     const names = Object.keys(constraints);
     if (constraints[EACH_ELEMENT] && names.length === 1) issues.push(...elementIssues(error, path, constraints[EACH_ELEMENT]));
     else if (names.length > 0) issues.push(issueFor(error, path, names.filter((n) => n !== EACH_ELEMENT), constraints));
-    if (error.children && error.children.length > 0) {
+    // A union no member matched has no member's fields to report: the Composite issue says it all.
+    if (error.children && error.children.length > 0 && !constraints.composite) {
       issues.push(...toDecodeIssues(error.children, path));
     }
   }
