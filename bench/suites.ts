@@ -1,5 +1,6 @@
 /** Every benchmark suite, in the order `npm run bench` runs them: a new suite is an import and an entry. */
 import { appendsSuite } from './event-store.bench';
+import { evalsReadSuite } from './evals-read.bench';
 import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
@@ -10,4 +11,5 @@ export const suites: readonly Suite[] = [
   replaySuite,
   lagSuite,
   orchestrationSuite,
+  evalsReadSuite,
 ];

@@ -17,6 +17,8 @@ export type BatchDocument = {
   local: boolean;
   trigger: Trigger;
   suiteId: string;
+  /** The suite's name as started: the `name` of the batch list's cursor. */
+  suiteName: string;
   runIds: string[];
   cases: number;
   runs: number;
@@ -40,6 +42,7 @@ function started(data: BatchStarted['data']): BatchDocument {
     local: false,
     trigger: data.trigger,
     suiteId: data.suite.id,
+    suiteName: data.suite.name,
     runIds: data.runs.map((run) => run.runId),
     cases: data.cases.length,
     runs: data.runs.length,

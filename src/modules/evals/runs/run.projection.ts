@@ -74,6 +74,7 @@ export const runProjection = documentProjection<RunDocument>({
   indexes: [
     { keys: { organization: 1, batchId: 1 } },
     { keys: { organization: 1, 'case.id': 1, 'variant.id': 1, startedAtMillis: -1, _id: -1 } },
+    { keys: { organization: 1, 'case.id': 1, startedAtMillis: -1, _id: -1 } },
     { keys: { organization: 1, startedAtMillis: -1, _id: -1 } },
   ],
   eventTypes: ['BatchStarted', 'RunFinished', ...TRIAL_EVENT_TYPES],

@@ -1,0 +1,274 @@
+/**
+ * "evals-read": `evals.batches.get` and `evals.batches.list` over HTTP with 32 concurrent
+ * keep-alive clients for 10 s each, over 1,000 stored batches, against a bare Fastify route in
+ * the same process that answers the same document from the same read store (the same query
+ * code, without Nest's guard, pipes, interceptors and query bus). The batches are written
+ * straight to the event log before the server starts; the projections catch up at its start.
+ * Targets: throughput >= 0.8x the bare route, p99 <= 1.3x.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { fastify } from 'fastify';
+import { loadConfig } from '../src/config';
+import type { NewEvent } from '../src/infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite/sqlite-event-store';
+import { JsonLogger } from '../src/infrastructure/logging/json-logger';
+import type { ReadStore } from '../src/infrastructure/read-store/read-store.port';
+import { RunningServer, startServer } from '../src/main';
+import { planBatch } from '../src/modules/evals/batches/batch-plan';
+import type { BatchStarted } from '../src/modules/evals/batches/batch.events';
+import { GetBatchHandler } from '../src/modules/evals/batches/get-batch/get-batch.handler';
+import { GetBatch } from '../src/modules/evals/batches/get-batch/get-batch.query';
+import { ListBatchesHandler } from '../src/modules/evals/batches/list-batches/list-batches.handler';
+import { ListBatches } from '../src/modules/evals/batches/list-batches/list-batches.query';
+import type { EvalCase, VariantDefinition } from '../src/modules/evals/shared/definitions';
+import type { Cursor } from '../src/modules/evals/shared/cursor';
+import { trialCosts, sumCosts } from '../src/modules/evals/trials/costs';
+import { computeDistribution } from '../src/modules/evals/trials/distribution';
+import { EVENT_LOG_FILE } from '../src/runtime';
+import { tempDir } from './support/sqlite-log';
+import type { Progress, Suite } from './support/suite';
+import { p50, p99, Row } from './support/table';
+
+const BATCHES = 1_000;
+const CLIENTS = 32;
+const DURATION_MS = 10_000;
+const WARM_UP_MS = 2_000;
+/** Each side's 10 s are measured in this many alternating slices. */
+const SLICES = 5;
+const ORG = 'bench';
+const KEY = 'assay_bench_evals_read_key_0123456789abcdef';
+const metadata = { organization: ORG, actor: 'bench', correlationId: 'bench-seed', causationId: 'bench-seed' };
+
+interface LoadSpec {
+  url: string;
+  path: string;
+  bodies: unknown[];
+  headers: Record<string, string>;
+  clients: number;
+  durationMs: number;
+}
+
+interface LoadResult {
+  latencies: number[];
+  elapsedMs: number;
+  requests: number;
+}
+
+/** The load, as plain JavaScript evaluated in a worker thread so it does not share the server's event loop. */
+const CLIENT_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { url, path, bodies, headers, clients, durationMs } = workerData;
+const target = new URL(url);
+const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+const payloads = bodies.map((body) => JSON.stringify(body));
+function post(payload) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: target.hostname, port: target.port, path, method: 'POST', agent,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (response) => {
+        response.on('data', () => {});
+        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(path + ' answered ' + response.statusCode))));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+async function main() {
+  const latencies = [];
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + durationMs;
+  async function client() {
+    while (performance.now() < deadline) {
+      const payload = payloads[next++ % payloads.length];
+      const sent = performance.now();
+      await post(payload);
+      latencies.push(performance.now() - sent);
+    }
+  }
+  await Promise.all(Array.from({ length: clients }, client));
+  const elapsedMs = performance.now() - started;
+  agent.destroy();
+  parentPort.postMessage({ latencies, elapsedMs, requests: latencies.length });
+}
+main().catch((error) => parentPort.postMessage({ error: String((error && error.stack) || error) }));
+`;
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CLIENT_SOURCE, { eval: true, workerData: spec });
+    worker.once('message', (message: LoadResult & { error?: string }) => {
+      void worker.terminate();
+      if (message.error) reject(new Error(message.error));
+      else resolve(message);
+    });
+    worker.once('error', reject);
+  });
+}
+
+const evalCase = (id: string): EvalCase => ({
+  id, name: id, cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null,
+  tags: ['bench'], variables: { task: id }, validator: null, verify: 'test -f out.txt',
+});
+const VARIANT: VariantDefinition = { harness: 'command', model: 'none', profile: { run: 'echo done > out.txt' }, sandbox: null, credentials: null };
+
+/** One finished batch of 2 cases x 1 variant x 2 trials, each trial with 3 commands, by stream. */
+function batchStreams(index: number, startedAtMillis: number): Array<[string, Array<{ type: string; data: unknown }>]> {
+  const now = new Date(startedAtMillis);
+  const suite = { id: `suite-${index % 10}`, name: `Suite ${index % 10}`, prompt: 'Solve {{task}}', source: null };
+  const plan = { suite, cases: [evalCase('first-case'), evalCase('second-case')], variants: [VARIANT], trials: 2 };
+  const planned = planBatch(plan, ORG, now);
+  const at = (offsetMs: number) => new Date(startedAtMillis + offsetMs).toISOString();
+  const started: BatchStarted['data'] = {
+    batchId: planned.batchId, organization: ORG, startedAt: now.toISOString(), trigger: { source: 'api', url: null },
+    checksIn: false, trials: 2, suite, cases: plan.cases, runs: planned.runs, author: 'bench', idempotencyKey: null,
+  };
+  const streams: Array<[string, Array<{ type: string; data: unknown }>]> = [[`batch-${planned.batchId}`, [{ type: 'BatchStarted', data: started }]]];
+  for (const run of planned.runs) {
+    const costs = trialCosts({ harness: 'command', model: 'none', sandbox: null, usage: null, hasSimulatedUser: false });
+    run.trialIds.forEach((trialId, ordinal) => {
+      const ref = { trialId, runId: run.runId, batchId: planned.batchId, organization: ORG };
+      const commands = [0, 1, 2].map((step) => ({
+        type: 'TrialCommandRecorded',
+        data: { ...ref, entry: { _tag: 'command', command: `step ${step}`, exitCode: 0, startedAtMillis: startedAtMillis + step, finishedAtMillis: startedAtMillis + step + 1, output: `output of step ${step}\n`, outputTruncated: false } },
+      }));
+      const result = { finishedAt: at(900), exitCode: 0, timed: false, modelMs: 0, sandboxMs: 800, sandboxId: null, filesChanged: ['out.txt'], artifacts: [], usage: null, costs, harnessVersion: 'command' };
+      streams.push([`trial-${trialId}`, [
+        { type: 'TrialQueued', data: { ...ref, ordinal: ordinal + 1, queuedAt: at(0) } },
+        { type: 'TrialStarted', data: { ...ref, startedAt: at(10) } },
+        ...commands,
+        { type: 'TrialVerified', data: { ...ref, command: 'test -f out.txt', exitCode: 0 } },
+        { type: 'TrialScored', data: { ...ref, ...result, status: 'passed' } },
+      ]]);
+    });
+    const distribution = computeDistribution(run.trialIds.map(() => ({ status: 'passed', commands: 3 })));
+    const runCosts = sumCosts(run.trialIds.map(() => costs));
+    streams.push([`run-${run.runId}`, [{ type: 'RunFinished', data: { runId: run.runId, batchId: planned.batchId, organization: ORG, status: 'finished', failure: null, distribution, costs: runCosts, finishedAt: at(950) } }]]);
+  }
+  streams[0][1].push({ type: 'BatchFinished', data: { batchId: planned.batchId, organization: ORG, finishedAt: at(1000) } });
+  return streams;
+}
+
+/** Writes the finished batches to a new log through the event store port, one append per stream. */
+async function seed(file: string, progress: Progress): Promise<void> {
+  const store = SqliteEventStore.open(file);
+  const counter = progress.counter('batches written', BATCHES);
+  const first = Date.now() - BATCHES * 60_000;
+  try {
+    for (let index = 0; index < BATCHES; index += 1) {
+      for (const [stream, events] of batchStreams(index, first + index * 60_000)) {
+        const stored: NewEvent[] = events.map((event) => ({ id: globalThis.crypto.randomUUID(), ...event, metadata }));
+        await store.append(stream, stored, 'no_stream');
+      }
+      counter.tick();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** The bare routes: the same handlers' query code on the same read store, straight from Fastify. */
+async function bareServer(readStore: ReadStore): Promise<{ url: string; close(): Promise<void> }> {
+  const get = new GetBatchHandler(readStore);
+  const list = new ListBatchesHandler(readStore);
+  const app = fastify({ logger: false });
+  app.post('/v1/evals.batches.get', async (request) => get.execute(new GetBatch(ORG, (request.body as { id: string }).id)));
+  app.post('/v1/evals.batches.list', async (request) => {
+    const body = request.body as { cursor?: Cursor; limit?: number };
+    return list.execute(new ListBatches(ORG, body.cursor ?? null, body.limit));
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url, close: () => app.close() };
+}
+
+async function post(url: string, operation: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(`${url}/v1/${operation}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`${operation} answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+/** Every page's body, by following the cursors (and with them, every batch id). */
+async function listBodies(url: string, auth: Record<string, string>): Promise<{ pages: unknown[]; ids: string[] }> {
+  const pages: unknown[] = [{}];
+  const ids: string[] = [];
+  for (let body: Record<string, unknown> = {}; ; ) {
+    const page = await post(url, 'evals.batches.list', body, auth);
+    ids.push(...page.batches.map((batch: { id: string }) => batch.id));
+    if (!page.next) return { pages, ids };
+    body = { cursor: page.next };
+    pages.push(body);
+  }
+}
+
+/** Adds up slices of one side's load. */
+function merge(results: LoadResult[]): LoadResult {
+  return {
+    latencies: results.flatMap((result) => result.latencies),
+    elapsedMs: results.reduce((sum, result) => sum + result.elapsedMs, 0),
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+  };
+}
+
+/**
+ * Warms both sides up, then measures them in alternating slices (bare, service, bare, ...), so
+ * that drift in the process (heap growth, JIT, other load on the machine) weighs on both alike.
+ */
+async function compare(operation: string, service: string, bare: string, bodies: unknown[], auth: Record<string, string>, progress: Progress): Promise<Row[]> {
+  const spec = (url: string, headers: Record<string, string>, durationMs: number): LoadSpec => ({ url, path: `/v1/${operation}`, bodies, headers, clients: CLIENTS, durationMs });
+  const sample = bodies[bodies.length >> 1];
+  if (!isDeepStrictEqual(await post(service, operation, sample, auth), await post(bare, operation, sample))) {
+    throw new Error(`The bare route's ${operation} answers another document than the service's.`);
+  }
+  await runLoad(spec(bare, {}, WARM_UP_MS));
+  await runLoad(spec(service, auth, WARM_UP_MS));
+  const bareSlices: LoadResult[] = [];
+  const serviceSlices: LoadResult[] = [];
+  for (let slice = 0; slice < SLICES; slice += 1) {
+    bareSlices.push(await runLoad(spec(bare, {}, DURATION_MS / SLICES)));
+    serviceSlices.push(await runLoad(spec(service, auth, DURATION_MS / SLICES)));
+  }
+  const [baseline, measured] = [merge(bareSlices), merge(serviceSlices)];
+  progress.log(`${operation}: ${measured.requests} requests to the service, ${baseline.requests} to the bare route`);
+  const rate = (result: LoadResult) => (result.requests * 1000) / result.elapsedMs;
+  const bareP99 = p99(baseline.latencies);
+  return [
+    { benchmark: operation, measure: 'requests/s', value: rate(measured), baseline: rate(baseline), target: { kind: 'ratio-at-least', ratio: 0.8 } },
+    { benchmark: operation, measure: 'p50 ms', value: p50(measured.latencies), baseline: p50(baseline.latencies) },
+    { benchmark: operation, measure: 'p99 ms', value: p99(measured.latencies), baseline: bareP99, target: { kind: 'at-most', value: 1.3 * bareP99, unit: 'ms (1.3x bare)' } },
+  ];
+}
+
+export const evalsReadSuite: Suite = {
+  name: 'evals-read',
+  description:
+    `evals.batches.get and evals.batches.list over ${BATCHES.toLocaleString('en-US')} stored batches, ${CLIENTS} keep-alive clients for ${DURATION_MS / 1000} s on each side in ${SLICES} alternating slices; ` +
+    'baseline: a bare Fastify route in the same process answering the same document from the same read store',
+  async run(progress: Progress): Promise<Row[]> {
+    const temp = tempDir('evals-read');
+    let server: RunningServer | null = null;
+    let bare: { url: string; close(): Promise<void> } | null = null;
+    try {
+      await seed(temp.file(EVENT_LOG_FILE), progress);
+      const env = { HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: temp.dir, ASSAY_INIT_ORG: ORG, ASSAY_INIT_API_KEY: KEY };
+      server = await startServer(loadConfig(env), new JsonLogger('silent'));
+      progress.log(`read models caught up at position ${server.runtime.projections.position}`);
+      bare = await bareServer(server.runtime.readStore);
+      const auth = { authorization: `Bearer ${KEY}` };
+      const { pages, ids } = await listBodies(server.url, auth);
+      if (ids.length !== BATCHES) throw new Error(`evals.batches.list pages through ${ids.length} batches, not ${BATCHES}.`);
+      const gets = ids.map((id) => ({ id }));
+      return [
+        ...(await compare('evals.batches.get', server.url, bare.url, gets, auth, progress)),
+        ...(await compare('evals.batches.list', server.url, bare.url, pages, auth, progress)),
+      ];
+    } finally {
+      await bare?.close();
+      await server?.close();
+      temp.remove();
+    }
+  },
+};

@@ -1,0 +1,60 @@
+import { Inject } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
+import { afterCursor, clampLimit, Cursor, pageOf, sortOf } from '../../shared/cursor';
+import { BATCHES, BatchDocument } from '../batch.projection';
+import { ListBatches } from './list-batches.query';
+
+/** The batch summary (list form) of the spec. */
+export interface BatchSummary {
+  id: string;
+  status: BatchDocument['status'];
+  startedAt: string;
+  finishedAt: string | null;
+  failure: string | null;
+  cases: number;
+  runs: number;
+  scored: number;
+  passed: number;
+  voided: number;
+  trigger: BatchDocument['trigger'];
+}
+
+export interface BatchList {
+  batches: BatchSummary[];
+  next: Cursor | null;
+  total: number;
+}
+
+/** Newest first: startedAt, then id, both descending (the index batchProjection declares). */
+export const BATCH_ORDER = [
+  { field: 'startedAtMillis', direction: -1 },
+  { field: '_id', direction: -1 },
+] as const;
+
+export function batchSummary(batch: BatchDocument): BatchSummary {
+  const { _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger } = batch;
+  return { id: _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger };
+}
+
+export const batchCursor = (batch: BatchDocument): Cursor => ({ id: batch._id, startedAtMillis: batch.startedAtMillis, name: batch.suiteName ?? batch.suiteId });
+
+/** The filter and options of one page: what the handler and the benchmark's bare route both run. */
+export function batchPageQuery(organization: string, cursor: Cursor | null, limit: number) {
+  const after = cursor ? afterCursor([{ ...BATCH_ORDER[0], value: cursor.startedAtMillis }, { ...BATCH_ORDER[1], value: cursor.id }]) : {};
+  return { filter: { organization, ...after }, options: { sort: sortOf(BATCH_ORDER), limit: limit + 1 } };
+}
+
+@QueryHandler(ListBatches)
+export class ListBatchesHandler implements IQueryHandler<ListBatches, BatchList> {
+  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+
+  async execute({ organization, cursor, limit: requested }: ListBatches): Promise<BatchList> {
+    const limit = clampLimit(requested);
+    const batches = this.readStore.collection<BatchDocument>(BATCHES);
+    const { filter, options } = batchPageQuery(organization, cursor, limit);
+    const [documents, total] = await Promise.all([batches.find(filter, options), batches.count({ organization })]);
+    const page = pageOf(documents, limit, batchCursor, batchSummary);
+    return { batches: page.items, next: page.next, total };
+  }
+}

@@ -1,0 +1,6 @@
+export class GetCase {
+  constructor(
+    readonly organization: string,
+    readonly caseId: string,
+  ) {}
+}

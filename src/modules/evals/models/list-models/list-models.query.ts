@@ -1,0 +1,6 @@
+export class ListModels {
+  constructor(
+    readonly harness: string,
+    readonly q: string,
+  ) {}
+}

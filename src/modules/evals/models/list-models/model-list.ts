@@ -1,0 +1,39 @@
+import type { CatalogueModel } from '../model-catalogue';
+
+export const MAX_MODELS = 20;
+
+/** The model entry of the spec. */
+export interface ModelEntry {
+  displayName: string;
+  id: string;
+  summary: string;
+  vendor: string;
+}
+
+export interface ModelList {
+  harness: string;
+  models: ModelEntry[];
+  total: number;
+}
+
+/** By vendor, then newest first (release date descending), then by id for a stable order. */
+function byVendorThenNewest(a: CatalogueModel, b: CatalogueModel): number {
+  if (a.vendor !== b.vendor) return a.vendor < b.vendor ? -1 : 1;
+  if (a.releasedAt !== b.releasedAt) return a.releasedAt < b.releasedAt ? 1 : -1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The models of a harness whose id or display name holds `q` (case-insensitive): at most 20
+ * of them, with `total` counting every match.
+ */
+export function listModels(models: readonly CatalogueModel[], harness: string, q: string): ModelList {
+  const needle = q.toLowerCase();
+  const matches = models.filter((model) => model.id.toLowerCase().includes(needle) || model.displayName.toLowerCase().includes(needle));
+  const page = [...matches].sort(byVendorThenNewest).slice(0, MAX_MODELS);
+  return {
+    harness,
+    models: page.map(({ displayName, id, summary, vendor }) => ({ displayName, id, summary, vendor })),
+    total: matches.length,
+  };
+}

@@ -1,0 +1,8 @@
+export class ListRuns {
+  constructor(
+    readonly organization: string,
+    readonly caseId: string,
+    readonly variantId: string | null,
+    readonly page: number,
+  ) {}
+}

@@ -1,0 +1,6 @@
+export class GetSuite {
+  constructor(
+    readonly organization: string,
+    readonly suiteId: string,
+  ) {}
+}

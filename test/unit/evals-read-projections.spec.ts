@@ -1,0 +1,90 @@
+import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
+import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
+import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
+import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
+import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
+import type { BatchStarted, PlannedRun } from '../../src/modules/evals/batches/batch.events';
+import { CASE_TAGS, CASES, CaseDocument } from '../../src/modules/evals/cases/case.projection';
+import type { EvalCase, VariantDefinition } from '../../src/modules/evals/shared/definitions';
+import { SUITES, SuiteDocument } from '../../src/modules/evals/suites/suite.projection';
+import { emptyCosts } from '../../src/modules/evals/trials/costs';
+import { allProjections } from '../../src/projections';
+
+const ORG = 'acme';
+const VARIANT: VariantDefinition = { harness: 'command', model: 'm', profile: { run: 'true' }, sandbox: null, credentials: null };
+const definition = (name: string, tags: string[]): EvalCase => ({
+  id: 'c1', name, cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null, tags, variables: {}, validator: null, verify: 'true',
+});
+
+function batchStarted(batchId: string, runId: string, startedAt: string, evalCase: EvalCase): BatchStarted['data'] {
+  const run: PlannedRun = {
+    runId, caseId: 'c1', caseName: evalCase.name, variantId: 'var_1', variant: VARIANT, userModel: null, definitionHash: 'h1', profileVersion: null,
+    trialIds: [`${runId}-t1`], setup: { prepare: null, prompt: `prompt of ${batchId}`, source: { kind: 'empty' }, validator: null, verify: 'true', validatorFiles: [] },
+    timeoutMs: 1000, tags: evalCase.tags,
+  };
+  return {
+    batchId, organization: ORG, startedAt, trigger: { source: 'api', url: null }, checksIn: false, trials: 1,
+    suite: { id: 's1', name: `Suite of ${batchId}`, prompt: 'p', source: null }, cases: [evalCase], runs: [run], author: 'me', idempotencyKey: null,
+  };
+}
+
+const scored = (runId: string, batchId: string, status: 'passed' | 'failed') => ({
+  trialId: `${runId}-t1`, runId, batchId, organization: ORG, status, finishedAt: '2025-01-01T00:10:00.000Z', exitCode: 0, timed: false, modelMs: 0,
+  sandboxMs: 1, sandboxId: null, filesChanged: [], artifacts: [], usage: null, costs: emptyCosts(), harnessVersion: null,
+});
+
+/** Two starts whose events arrive out of their startedAt order, then verdicts for both runs. */
+function log(): RecordedEvent[] {
+  const events: Array<[string, unknown]> = [
+    ['CaseVersionAppended', { organization: ORG, caseId: 'c1', suiteId: 's1', definition: definition('First', ['a']), parts: [], definitionHash: 'h1', changes: [], author: 'me', createdAt: '2025-01-01T00:00:00.000Z' }],
+    ['CaseVariantDefined', { organization: ORG, caseId: 'c1', variantId: 'var_1', variant: VARIANT, userModel: null, definedAt: '2025-01-01T00:00:00.000Z' }],
+    ['SuiteDefined', { organization: ORG, suite: { id: 's1', name: 'Defined', prompt: 'p', source: null }, definedAt: '2025-01-01T00:00:00.000Z' }],
+    ['BatchStarted', batchStarted('bat_2', 'run_2', '2025-01-01T00:02:00.000Z', definition('Newest', ['a', 'n']))],
+    ['BatchStarted', batchStarted('bat_1', 'run_1', '2025-01-01T00:01:00.000Z', definition('Older', ['o']))],
+    ['TrialScored', scored('run_1', 'bat_1', 'passed')],
+    ['TrialScored', scored('run_2', 'bat_2', 'failed')],
+  ];
+  return events.map(([type, data], index) => ({
+    id: `e${index}`, type, data, metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
+    streamName: `s-${index}`, revision: 0, position: (index + 1) * 10, createdAt: '2025-01-01T00:00:00.000Z',
+  }));
+}
+
+async function project(events: RecordedEvent[], times = 1): Promise<MemoryReadStore> {
+  const store = new MemoryReadStore();
+  const runner = new ProjectionRunner({} as EventStore, store, allProjections, new JsonLogger('silent'));
+  await runner.ensureIndexes();
+  for (const event of events) for (let n = 0; n < times; n += 1) await runner.handle(event);
+  return store;
+}
+
+async function documents(store: MemoryReadStore) {
+  const all: Record<string, unknown[]> = {};
+  for (const name of await store.collectionNames()) all[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+  return all;
+}
+
+describe('case and suite projections', () => {
+  it('keeps the newest run by startedAt, whatever order the starts arrive in', async () => {
+    const store = await project(log());
+    const [document] = await store.collection<CaseDocument>(CASES).find({});
+    expect(document).toMatchObject({ name: 'Newest', tags: ['a', 'n'], suite: { id: 's1', name: 'Suite of bat_2' }, lastRunAt: '2025-01-01T00:02:00.000Z' });
+    expect(document.setup!.prompt).toBe('prompt of bat_2');
+    expect(document.versions).toHaveLength(1);
+    expect(document.variants).toHaveLength(1);
+    expect(document.variants[0]).toMatchObject({ runs: 2, lastRunId: 'run_2', status: 'running', distribution: { trials: 1, scored: 1, failed: 1, passed: 0 } });
+    const [tags] = await store.collection(CASE_TAGS).find({});
+    expect(tags).toMatchObject({ _id: ORG, tags: [{ tag: 'a', cases: 1 }, { tag: 'n', cases: 1 }] });
+    const [suite] = await store.collection<SuiteDocument>(SUITES).find({});
+    expect(suite).toMatchObject({ suiteId: 's1', name: 'Suite of bat_2', lastBatchId: 'bat_2', definition: { prompt: 'p', source: null } });
+  });
+
+  it('is idempotent and deterministic: each event twice, or the log replayed again, gives the same documents', async () => {
+    const once = await documents(await project(log()));
+    expect(await documents(await project(log(), 2))).toEqual(once);
+    const again = await project(log());
+    const runner = new ProjectionRunner({} as EventStore, again, allProjections, new JsonLogger('silent'));
+    for (const event of log()) await runner.handle(event);
+    expect(await documents(again)).toEqual(once);
+  });
+});
