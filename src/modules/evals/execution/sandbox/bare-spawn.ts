@@ -1,6 +1,7 @@
 import type { SandboxDriverName } from '../execution-config';
 import { OutputCollector } from '../output/captured-output';
 import { BubblewrapDriver, processDriver } from './sandbox-driver';
+import { directLauncher } from './process-launcher';
 import { runCommand } from './sandboxed-command';
 
 export interface BareSpawnResult {
@@ -25,7 +26,7 @@ export async function bareSpawn(
   const collector = new OutputCollector(65_536, 0);
   const env = options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace };
   const started = performance.now();
-  const result = await runCommand({ launch, env, stdin: null, timeoutMs: options.timeoutMs ?? 60_000, collector });
+  const result = await runCommand({ launch, env, stdin: null, timeoutMs: options.timeoutMs ?? 60_000, collector, launcher: directLauncher });
   const durationMs = performance.now() - started;
   if (result.startFailure !== null) throw new Error(result.startFailure);
   return { status: result.status, output: collector.keptText(), durationMs };

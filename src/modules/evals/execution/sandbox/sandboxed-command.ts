@@ -1,7 +1,6 @@
-import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import type { Readable } from 'node:stream';
 import type { OutputCollector } from '../output/captured-output';
+import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
 import type { SandboxLaunch } from './sandbox-driver';
 
 export interface CommandRequest {
@@ -12,6 +11,8 @@ export interface CommandRequest {
   timeoutMs: number;
   signal?: AbortSignal;
   collector: OutputCollector;
+  /** How the command is started: through the shared spawn helper unless told otherwise. */
+  launcher?: ProcessLauncher;
 }
 
 export interface CommandResult {
@@ -43,7 +44,7 @@ export function runCommand(request: CommandRequest): Promise<CommandResult> {
 }
 
 class RunningCommand {
-  private child: ChildProcess | null = null;
+  private child: LaunchedProcess | null = null;
   private readonly startedAtMillis = Date.now();
   private statusReport = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -60,36 +61,24 @@ class RunningCommand {
 
   start(): void {
     const { launch, env, stdin } = this.request;
-    const stdio: StdioOptions = [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(launch.reportsStatus ? ['pipe' as const] : [])];
-    try {
-      this.child = spawn(launch.file, launch.args, { cwd: launch.cwd, env, stdio, detached: true });
-    } catch (error) {
-      this.spawnError = error as NodeJS.ErrnoException;
-      return this.finish();
-    }
+    const launcher = this.request.launcher ?? sharedSpawnHelper;
+    this.child = launcher.launch({ file: launch.file, args: launch.args, cwd: launch.cwd, env, stdin, fd3: launch.reportsStatus });
     this.wire(this.child);
-    if (stdin !== null && this.child.stdin) {
-      // A harness that never reads stdin closes it early: that is not an error.
-      this.child.stdin.on('error', () => undefined);
-      this.child.stdin.end(stdin);
-    }
     this.timers.push(setTimeout(() => this.kill('timeout'), this.request.timeoutMs));
     if (this.request.signal?.aborted) this.kill('abort');
     else this.request.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  private wire(child: ChildProcess): void {
-    const collect = (chunk: Buffer) => this.request.collector.push(chunk);
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    (child.stdio[3] as Readable | undefined)?.on('data', (chunk: Buffer) => (this.statusReport += chunk.toString('utf8')));
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      // After a successful spawn an 'error' only means a signal could not be sent; 'close' follows.
-      if (child.pid !== undefined) return;
+  private wire(child: LaunchedProcess): void {
+    child.on('data', (fd: number, chunk: Buffer) => {
+      if (fd === 3) this.statusReport += chunk.toString('utf8');
+      else this.request.collector.push(chunk);
+    });
+    child.on('spawnError', (error: NodeJS.ErrnoException) => {
       this.spawnError = error;
       this.finish();
     });
-    child.on('exit', (code, signal) => {
+    child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       this.exit = { code, signal };
       killGroup(child.pid);
       this.timers.push(setTimeout(() => this.releasePipes(child), PIPE_GRACE_MS));
@@ -106,8 +95,8 @@ class RunningCommand {
     killGroup(this.child?.pid);
   }
 
-  private releasePipes(child: ChildProcess): void {
-    for (const stream of child.stdio) stream?.destroy();
+  private releasePipes(child: LaunchedProcess): void {
+    child.destroyPipes();
     this.finish();
   }
 

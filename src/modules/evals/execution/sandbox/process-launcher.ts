@@ -1,0 +1,152 @@
+import { ChildProcess, fork, spawn, StdioOptions } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+
+export interface LaunchSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to stdin, then closed; null gives the command /dev/null. */
+  stdin: string | null;
+  /** Open a fourth pipe (fd 3) for the launcher's own status report (bubblewrap). */
+  fd3: boolean;
+}
+
+/**
+ * A started command, seen through its events: `data` (fd, chunk), `spawnError` (error), `exit`
+ * (code, signal), `close`. It leads its own process group, which the caller kills by -pid.
+ */
+export interface LaunchedProcess extends EventEmitter {
+  readonly pid: number | undefined;
+  /** Stops waiting for output a straggler that escaped the group may still be holding. */
+  destroyPipes(): void;
+}
+
+export interface ProcessLauncher {
+  launch(spec: LaunchSpec): LaunchedProcess;
+}
+
+/** Spawns from this process: the benchmark's bare baseline. */
+export const directLauncher: ProcessLauncher = {
+  launch(spec) {
+    const launched = new EventEmitter() as EventEmitter & { pid: number | undefined; destroyPipes(): void };
+    const stdio: StdioOptions = [spec.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(spec.fd3 ? ['pipe' as const] : [])];
+    let child: ChildProcess;
+    try {
+      child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio, detached: true });
+    } catch (error) {
+      launched.pid = undefined;
+      launched.destroyPipes = () => undefined;
+      setImmediate(() => launched.emit('spawnError', error));
+      return launched;
+    }
+    launched.pid = child.pid;
+    launched.destroyPipes = () => child.stdio.forEach((stream) => stream?.destroy());
+    [1, 2, 3].forEach((fd) => (child.stdio[fd] as Readable | undefined)?.on('data', (chunk: Buffer) => launched.emit('data', fd, chunk)));
+    child.on('error', (error) => {
+      if (child.pid === undefined) launched.emit('spawnError', error);
+    });
+    child.on('exit', (code, signal) => launched.emit('exit', code, signal));
+    child.on('close', () => launched.emit('close'));
+    if (spec.stdin !== null && child.stdin) {
+      // A harness that never reads stdin closes it early: that is not an error.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(spec.stdin);
+    }
+    return launched;
+  },
+};
+
+type HelperMessage =
+  | { id: number; ev: 'spawned'; pid: number }
+  | { id: number; ev: 'error'; code?: string; message: string }
+  | { id: number; ev: 'data'; fd: number; chunk: Uint8Array }
+  | { id: number; ev: 'exit'; code: number | null; signal: NodeJS.Signals | null }
+  | { id: number; ev: 'close' };
+
+class RelayedProcess extends EventEmitter implements LaunchedProcess {
+  pid: number | undefined = undefined;
+
+  constructor(
+    readonly id: number,
+    private readonly helper: SpawnHelper,
+  ) {
+    super();
+  }
+
+  destroyPipes(): void {
+    this.helper.destroyPipes(this.id);
+  }
+
+  receive(message: HelperMessage): void {
+    if (message.ev === 'spawned') this.pid = message.pid;
+    else if (message.ev === 'data') this.emit('data', message.fd, Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+    else if (message.ev === 'error') this.emit('spawnError', Object.assign(new Error(message.message), { code: message.code }));
+    else if (message.ev === 'exit') this.emit('exit', message.code, message.signal);
+    else this.emit('close');
+  }
+
+  /** The helper itself died: whatever ran is killed, and the command ends as killed. */
+  helperDied(): void {
+    if (this.pid === undefined) {
+      this.emit('spawnError', Object.assign(new Error('the spawn helper process stopped'), { code: 'EHELPER' }));
+      return;
+    }
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    this.emit('exit', null, 'SIGKILL');
+    this.emit('close');
+  }
+}
+
+const HELPER_SCRIPT = path.join(__dirname, 'spawn-helper.js');
+
+/**
+ * Spawns through the spawn helper process (spawn-helper.js), started on first use and again
+ * if it dies. Its IPC channel does not keep this process alive; when this process goes, the
+ * helper kills what it started and exits.
+ */
+export class SpawnHelper implements ProcessLauncher {
+  private helper: ChildProcess | null = null;
+  private readonly running = new Map<number, RelayedProcess>();
+  private nextId = 1;
+
+  launch(spec: LaunchSpec): LaunchedProcess {
+    const relayed = new RelayedProcess(this.nextId++, this);
+    this.running.set(relayed.id, relayed);
+    relayed.once('close', () => this.running.delete(relayed.id));
+    relayed.once('spawnError', () => this.running.delete(relayed.id));
+    this.process().send({ op: 'spawn', id: relayed.id, ...spec });
+    return relayed;
+  }
+
+  destroyPipes(id: number): void {
+    this.helper?.send({ op: 'destroy', id });
+  }
+
+  private process(): ChildProcess {
+    if (this.helper) return this.helper;
+    const helper = fork(HELPER_SCRIPT, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    helper.on('message', (message: HelperMessage) => this.running.get(message.id)?.receive(message));
+    helper.on('exit', () => {
+      if (this.helper === helper) this.helper = null;
+      const orphans = [...this.running.values()];
+      this.running.clear();
+      orphans.forEach((relayed) => relayed.helperDied());
+    });
+    // A send to a helper that just died fails here; its 'exit' ends every command it ran.
+    helper.on('error', () => undefined);
+    helper.unref();
+    helper.channel?.unref();
+    this.helper = helper;
+    return helper;
+  }
+}
+
+/** The launcher trials use: one spawn helper per server process. */
+export const sharedSpawnHelper = new SpawnHelper();
