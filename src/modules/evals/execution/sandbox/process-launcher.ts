@@ -129,6 +129,11 @@ export class SpawnHelper implements ProcessLauncher {
     this.helper?.send({ op: 'destroy', id });
   }
 
+  /** The helper's pid while it runs (for operations and tests). */
+  get helperPid(): number | undefined {
+    return this.helper?.pid;
+  }
+
   private process(): ChildProcess {
     if (this.helper) return this.helper;
     const helper = fork(HELPER_SCRIPT, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
