@@ -118,6 +118,7 @@ export function readStoreContract(adapterName: string, open: () => Promise<Opene
     updates(ctx);
     deletes(ctx);
     uniqueIndexes(ctx);
+    indexedQueries(ctx);
     administration(ctx, prefix);
   });
 }
@@ -371,3 +372,40 @@ function administration(ctx: Context, prefix: string): void {
     expect(await ctx.store().ping()).toBe(true);
   });
 }
+
+/** Indexes only make queries faster: indexed and unindexed collections answer alike, in the same order. */
+function indexedQueries(ctx: Context): void {
+  it('answers queries on indexed fields exactly as on unindexed ones', async () => {
+    const documents = [
+      { _id: 'a', org: 'o1', kind: 'x', nested: { id: 'n1' }, n: 1 },
+      { _id: 'b', org: 'o2', kind: 'y', nested: { id: 'n2' }, n: 2 },
+      { _id: 'c', org: ['o1', 'o3'], kind: 'x', nested: { id: 'n1' }, n: 3 },
+      { _id: 'd', kind: 'z', n: 4 },
+      { _id: 'e', org: null, kind: 'x', nested: [{ id: 'n1' }], n: 5 },
+      { _id: 'f', org: 'o1', kind: 'y', nested: { id: 'n3' }, n: 1 },
+      { _id: 'g', org: 1, kind: 'x', n: 7 },
+    ];
+    const plain = ctx.store().collection(ctx.name('plain'));
+    const indexed = ctx.store().collection(ctx.name('indexed'));
+    await ctx.store().ensureIndexes(indexed.name, [{ keys: { org: 1, n: -1 } }, { keys: { 'nested.id': 1 } }, { keys: { kind: 1 } }]);
+    for (const document of documents) {
+      await plain.insertOne(document);
+      await indexed.insertOne(document);
+    }
+    await plain.updateOne({ _id: 'f' }, { $set: { org: 'o2' } });
+    await indexed.updateOne({ _id: 'f' }, { $set: { org: 'o2' } });
+    await plain.deleteOne({ _id: 'b' });
+    await indexed.deleteOne({ _id: 'b' });
+    const filters = [
+      { org: 'o1' }, { org: 'o2' }, { org: null }, { org: 1 }, { org: '1' }, { org: { $eq: 'o1' } }, { org: { $in: ['o1', 'o2'] } },
+      { 'nested.id': 'n1' }, { org: 'o1', kind: 'x' }, { kind: 'x', n: { $gt: 1 } }, { kind: 'nope' },
+    ];
+    for (const filter of filters) {
+      expect({ filter, found: await indexed.find(filter) }).toEqual({ filter, found: await plain.find(filter) });
+      expect(await indexed.find(filter, { sort: { n: 1 } })).toEqual(await plain.find(filter, { sort: { n: 1 } }));
+      expect(await indexed.count(filter)).toBe(await plain.count(filter));
+      expect(await indexed.findOne(filter)).toEqual(await plain.findOne(filter));
+    }
+  });
+}
+

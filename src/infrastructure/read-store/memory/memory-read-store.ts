@@ -19,11 +19,17 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../read-store.port';
+import { FieldIndex } from './field-index';
 import { UniqueIndex, deepCopy, indexName, sameValue, sortDocuments, upsertSeed } from './memory-documents';
 
 interface CollectionState {
   readonly documents: Map<string, Document>;
   readonly uniqueIndexes: Map<string, UniqueIndex>;
+  /** By the leading field of each declared index: what narrows a query before it is tested. */
+  readonly fieldIndexes: Map<string, FieldIndex>;
+  /** Insertion order, so that a narrowed query answers in the same order as a full scan. */
+  readonly sequence: Map<string, number>;
+  nextSequence: number;
   /** MongoDB creates a collection on its first write or index, not on a read. */
   exists: boolean;
 }
@@ -156,7 +162,7 @@ class MemoryCollection implements Collection<Document> {
   private first(filter: Filter): Document | undefined {
     if (typeof filter._id === 'string') return this.byId(filter, filter._id);
     const query = new Query(filter);
-    for (const doc of this.state.documents.values()) if (query.test(doc)) return doc;
+    for (const doc of this.candidates(filter)) if (query.test(doc)) return doc;
     return undefined;
   }
 
@@ -168,8 +174,20 @@ class MemoryCollection implements Collection<Document> {
     }
     const query = new Query(filter);
     const matches: Document[] = [];
-    for (const doc of this.state.documents.values()) if (query.test(doc)) matches.push(doc);
+    for (const doc of this.candidates(filter)) if (query.test(doc)) matches.push(doc);
     return matches;
+  }
+
+  /** The documents a filter can match: the fewest an index allows, in insertion order; else all. */
+  private candidates(filter: Filter): Iterable<Document> {
+    let narrowest: string[] | null = null;
+    for (const index of this.state.fieldIndexes.values()) {
+      const ids = index.candidates(filter);
+      if (ids !== null && (narrowest === null || ids.length < narrowest.length)) narrowest = ids;
+    }
+    if (narrowest === null) return this.state.documents.values();
+    const order = this.state.sequence;
+    return narrowest.sort((a, b) => order.get(a)! - order.get(b)!).map((id) => this.state.documents.get(id)!);
   }
 
   private modify(current: Document, update: Update): UpdateResult {
@@ -206,12 +224,22 @@ class MemoryCollection implements Collection<Document> {
       if (previous) index.remove(previous, before);
       index.add(next, keys);
     }
+    for (const index of this.state.fieldIndexes.values()) {
+      if (!previous) index.add(next);
+      else if (index.moves(previous, next)) {
+        index.remove(previous);
+        index.add(next);
+      }
+    }
+    if (!previous) this.state.sequence.set(next._id, this.state.nextSequence++);
     this.state.documents.set(next._id, next);
     this.state.exists = true;
   }
 
   private remove(doc: Document): void {
     for (const index of this.state.uniqueIndexes.values()) index.remove(doc);
+    for (const index of this.state.fieldIndexes.values()) index.remove(doc);
+    this.state.sequence.delete(doc._id);
     this.state.documents.delete(doc._id);
   }
 }
@@ -234,6 +262,7 @@ export class MemoryReadStore implements ReadStore {
     const state = this.state(collection);
     state.exists = true;
     for (const spec of indexes) {
+      this.indexLeadingField(state, Object.keys(spec.keys)[0]);
       const name = indexName(spec);
       if (!spec.unique || state.uniqueIndexes.has(name)) continue;
       const index = new UniqueIndex(spec);
@@ -247,11 +276,20 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
+  private indexLeadingField(state: CollectionState, field: string | undefined): void {
+    if (field === undefined || field === '_id' || state.fieldIndexes.has(field)) return;
+    const index = new FieldIndex(field);
+    for (const doc of state.documents.values()) index.add(doc);
+    state.fieldIndexes.set(field, index);
+  }
+
   async dropAll(): Promise<void> {
     // States are emptied rather than forgotten so that handles already given out stay live.
     for (const state of this.states.values()) {
       state.documents.clear();
       state.uniqueIndexes.clear();
+      state.fieldIndexes.clear();
+      state.sequence.clear();
       state.exists = false;
     }
   }
@@ -271,7 +309,7 @@ export class MemoryReadStore implements ReadStore {
   private state(name: string): CollectionState {
     let state = this.states.get(name);
     if (!state) {
-      state = { documents: new Map(), uniqueIndexes: new Map(), exists: false };
+      state = { documents: new Map(), uniqueIndexes: new Map(), fieldIndexes: new Map(), sequence: new Map(), nextSequence: 0, exists: false };
       this.states.set(name, state);
     }
     return state;
