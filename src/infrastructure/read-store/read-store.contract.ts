@@ -398,7 +398,7 @@ function indexedQueries(ctx: Context): void {
     await indexed.deleteOne({ _id: 'b' });
     const filters = [
       { org: 'o1' }, { org: 'o2' }, { org: null }, { org: 1 }, { org: '1' }, { org: { $eq: 'o1' } }, { org: { $in: ['o1', 'o2'] } },
-      { 'nested.id': 'n1' }, { org: 'o1', kind: 'x' }, { kind: 'x', n: { $gt: 1 } }, { kind: 'nope' },
+      { 'nested.id': 'n1' }, { org: 'o1', kind: 'x' }, { org: 'o1', n: 1 }, { org: 'o2', n: 1 }, { org: 'o1', n: { $gte: 1 } }, { kind: 'x', n: { $gt: 1 } }, { kind: 'nope' },
     ];
     for (const filter of filters) {
       expect({ filter, found: await indexed.find(filter) }).toEqual({ filter, found: await plain.find(filter) });

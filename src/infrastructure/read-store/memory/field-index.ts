@@ -20,22 +20,22 @@ function valueAt(doc: Document, path: readonly string[]): unknown {
 const OTHER = Symbol('other');
 
 /**
- * Narrows a query by equality on one field, like the leading key of a MongoDB index: documents
- * by the scalar they hold there. Documents holding an array or an object there could match a
- * scalar too (an array contains it), so they are always candidates. Only a narrowing: the query
- * itself still decides.
+ * Narrows a query by equality on some fields, like a prefix of a MongoDB index's keys: documents
+ * by the scalars they hold there. A document holding an array or an object in one of them could
+ * match a scalar too (an array contains it), so it is always a candidate. Only a narrowing: the
+ * query itself still decides.
  */
 export class FieldIndex {
   private readonly byValue = new Map<string, Set<string>>();
   private readonly others = new Set<string>();
-  private readonly path: string[];
+  private readonly paths: string[][];
 
-  constructor(readonly field: string) {
-    this.path = field.split('.');
+  constructor(readonly fields: readonly string[]) {
+    this.paths = fields.map((field) => field.split('.'));
   }
 
   add(doc: Document): void {
-    const key = this.keyOf(valueAt(doc, this.path));
+    const key = this.documentKey(doc);
     if (key === null) this.others.add(doc._id);
     else {
       const ids = this.byValue.get(key);
@@ -45,7 +45,7 @@ export class FieldIndex {
   }
 
   remove(doc: Document): void {
-    const key = this.keyOf(valueAt(doc, this.path));
+    const key = this.documentKey(doc);
     if (key === null) this.others.delete(doc._id);
     else {
       const ids = this.byValue.get(key);
@@ -56,15 +56,29 @@ export class FieldIndex {
 
   /** True when a write moves the document to another key (or none). */
   moves(previous: Document, next: Document): boolean {
-    return this.keyOf(valueAt(previous, this.path)) !== this.keyOf(valueAt(next, this.path));
+    return this.documentKey(previous) !== this.documentKey(next);
   }
 
-  /** The ids the filter can only match, or null when it does not fix this field to a scalar. */
+  /** The ids the filter can only match, or null when it does not fix every field to a scalar. */
   candidates(filter: Filter): string[] | null {
-    const condition = filter[this.field];
-    const wanted = isPlainEq(condition) ? (condition as { $eq: unknown }).$eq : condition;
-    if (!isScalar(wanted)) return null;
-    return [...(this.byValue.get(this.keyOf(wanted)!) ?? []), ...this.others];
+    const keys: string[] = [];
+    for (const field of this.fields) {
+      const condition = filter[field];
+      const wanted = isPlainEq(condition) ? (condition as { $eq: unknown }).$eq : condition;
+      if (!isScalar(wanted)) return null;
+      keys.push(this.keyOf(wanted)!);
+    }
+    return [...(this.byValue.get(keys.join('\u0000')) ?? []), ...this.others];
+  }
+
+  private documentKey(doc: Document): string | null {
+    const keys: string[] = [];
+    for (const path of this.paths) {
+      const key = this.keyOf(valueAt(doc, path));
+      if (key === null) return null;
+      keys.push(key);
+    }
+    return keys.join('\u0000');
   }
 
   /** Missing and null match the same filters (`{field: null}`), so they share a key. */

@@ -3,6 +3,7 @@
  * dot-path access, the upsert seed MongoDB derives from a filter, and unique index bookkeeping.
  * Documents are JSON-safe, which is what lets the copy and comparison be this simple and fast.
  */
+import { Query } from 'mingo';
 import type { Document, Filter, IndexSpec, Sort } from '../read-store.port';
 
 type Plain = Record<string, unknown>;
@@ -202,4 +203,23 @@ export class UniqueIndex {
       if (this.owners.get(key) === doc._id) this.owners.delete(key);
     }
   }
+}
+
+/**
+ * A filter's test. The common filters of projections and queries, equality on top-level fields
+ * with plain values, are tested directly (an array field matches when it holds the value, as in
+ * MongoDB); anything else goes to mingo.
+ */
+export function compileFilter(filter: Record<string, unknown>): (doc: Document) => boolean {
+  const entries = Object.entries(filter);
+  const simple = entries.every(([field, value]) => !field.startsWith('$') && !field.includes('.') && ['string', 'number', 'boolean'].includes(typeof value));
+  if (!simple) {
+    const query = new Query(filter);
+    return (doc) => query.test(doc);
+  }
+  return (doc) =>
+    entries.every(([field, value]) => {
+      const held = (doc as Record<string, unknown>)[field];
+      return held === value || (Array.isArray(held) && held.includes(value));
+    });
 }

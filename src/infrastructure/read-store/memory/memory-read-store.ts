@@ -20,12 +20,12 @@ import {
   UpdateResult,
 } from '../read-store.port';
 import { FieldIndex } from './field-index';
-import { UniqueIndex, deepCopy, indexName, sameValue, sortDocuments, upsertSeed } from './memory-documents';
+import { compileFilter, UniqueIndex, deepCopy, indexName, sameValue, sortDocuments, upsertSeed } from './memory-documents';
 
 interface CollectionState {
   readonly documents: Map<string, Document>;
   readonly uniqueIndexes: Map<string, UniqueIndex>;
-  /** By the leading field of each declared index: what narrows a query before it is tested. */
+  /** By the leading fields of each declared index: what narrows a query before it is tested. */
   readonly fieldIndexes: Map<string, FieldIndex>;
   /** Insertion order, so that a narrowed query answers in the same order as a full scan. */
   readonly sequence: Map<string, number>;
@@ -153,16 +153,16 @@ class MemoryCollection implements Collection<Document> {
     const doc = this.state.documents.get(id);
     if (!doc) return undefined;
     for (const field in filter) {
-      // Only a filter with conditions besides `_id` pays for compiling a query.
-      if (field !== '_id') return new Query(filter).test(doc) ? doc : undefined;
+      // Only a filter with conditions besides `_id` pays for testing them.
+      if (field !== '_id') return compileFilter(filter)(doc) ? doc : undefined;
     }
     return doc;
   }
 
   private first(filter: Filter): Document | undefined {
     if (typeof filter._id === 'string') return this.byId(filter, filter._id);
-    const query = new Query(filter);
-    for (const doc of this.candidates(filter)) if (query.test(doc)) return doc;
+    const test = compileFilter(filter);
+    for (const doc of this.candidates(filter)) if (test(doc)) return doc;
     return undefined;
   }
 
@@ -172,9 +172,9 @@ class MemoryCollection implements Collection<Document> {
       const doc = this.byId(filter, filter._id);
       return doc ? [doc] : [];
     }
-    const query = new Query(filter);
+    const test = compileFilter(filter);
     const matches: Document[] = [];
-    for (const doc of this.candidates(filter)) if (query.test(doc)) matches.push(doc);
+    for (const doc of this.candidates(filter)) if (test(doc)) matches.push(doc);
     return matches;
   }
 
@@ -262,7 +262,7 @@ export class MemoryReadStore implements ReadStore {
     const state = this.state(collection);
     state.exists = true;
     for (const spec of indexes) {
-      this.indexLeadingField(state, Object.keys(spec.keys)[0]);
+      this.indexPrefixes(state, Object.keys(spec.keys));
       const name = indexName(spec);
       if (!spec.unique || state.uniqueIndexes.has(name)) continue;
       const index = new UniqueIndex(spec);
@@ -276,11 +276,16 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
-  private indexLeadingField(state: CollectionState, field: string | undefined): void {
-    if (field === undefined || field === '_id' || state.fieldIndexes.has(field)) return;
-    const index = new FieldIndex(field);
-    for (const doc of state.documents.values()) index.add(doc);
-    state.fieldIndexes.set(field, index);
+  /** Equality narrowing on the first one, two and three fields of a declared index. */
+  private indexPrefixes(state: CollectionState, fields: string[]): void {
+    for (let length = 1; length <= Math.min(3, fields.length); length += 1) {
+      const prefix = fields.slice(0, length);
+      const name = prefix.join(',');
+      if (prefix.includes('_id') || state.fieldIndexes.has(name)) continue;
+      const index = new FieldIndex(prefix);
+      for (const doc of state.documents.values()) index.add(doc);
+      state.fieldIndexes.set(name, index);
+    }
   }
 
   async dropAll(): Promise<void> {
