@@ -1,0 +1,243 @@
+/**
+ * One in-memory collection: a Map from `_id` to document, filtered with mingo (MongoDB's query
+ * language) so projections behave the same here as on MongoDB, with an O(1) path for filters on
+ * `_id` and index buckets that narrow the others.
+ */
+import 'mingo/init/system';
+import { randomBytes } from 'node:crypto';
+import { update as applyOperator } from 'mingo';
+import type { UpdateExpression } from 'mingo/updater';
+import {
+  Collection,
+  Document,
+  DuplicateKey,
+  Filter,
+  FindOptions,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store.port';
+import { FieldIndex } from './field-index';
+import { compileFilter, UniqueIndex, deepCopy, sameValue, sortDocuments, upsertSeed } from './memory-documents';
+
+export interface CollectionState {
+  readonly documents: Map<string, Document>;
+  readonly uniqueIndexes: Map<string, UniqueIndex>;
+  /** By the leading fields of each declared index: what narrows a query before it is tested. */
+  readonly fieldIndexes: Map<string, FieldIndex>;
+  /** Insertion order, so that a narrowed query answers in the same order as a full scan. */
+  readonly sequence: Map<string, number>;
+  nextSequence: number;
+  /** MongoDB creates a collection on its first write or index, not on a read. */
+  exists: boolean;
+}
+
+/** A fresh object each time, so that a caller changing a result cannot change the next one. */
+function updated(matchedCount: number, modifiedCount: number): UpdateResult {
+  return { matchedCount, modifiedCount, upsertedId: null };
+}
+
+/** A fresh id shaped like a MongoDB ObjectId's hex string, for upserts whose filter names none. */
+function generatedId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function immutableId(collection: string, id: string): Error {
+  return new Error(`Updating "${collection}" would change the immutable _id of document "${id}".`);
+}
+
+export function uniqueViolation(collection: string, id: string, index: string): DuplicateKey {
+  const error = new DuplicateKey(collection, id);
+  error.message = `Document "${id}" duplicates a key of unique index "${index}" in "${collection}".`;
+  return error;
+}
+
+/** Applies each operator of an update document in turn; mingo's updater takes one at a time. */
+/** A copy of the document with `_id` set and, as MongoDB stores it, first. */
+function withId(doc: Record<string, unknown>, id: string): Document {
+  if (doc._id === id) return doc as Document;
+  const result: Document = { _id: id, ...doc };
+  result._id = id;
+  return result;
+}
+
+function applyUpdate(target: Document, update: Update, inserting: boolean): void {
+  for (const [operator, args] of Object.entries(update)) {
+    if (!operator.startsWith('$')) {
+      throw new Error(`An update document holds operators only, found "${operator}".`);
+    }
+    if (operator === '$setOnInsert') {
+      if (inserting) applyOperator(target, { $set: deepCopy(args) });
+      continue;
+    }
+    // The copy keeps the caller's objects (e.g. a $push-ed array) out of the store.
+    applyOperator(target, { [operator]: deepCopy(args) } as unknown as UpdateExpression);
+  }
+}
+
+export class MemoryCollection implements Collection<Document> {
+  constructor(
+    readonly name: string,
+    private readonly state: CollectionState,
+  ) {}
+
+  async findOne(filter: Filter): Promise<Document | null> {
+    const doc = this.first(filter);
+    return doc ? deepCopy(doc) : null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
+    const matches = this.matching(filter);
+    if (options.sort) sortDocuments(matches, options.sort);
+    const start = Math.max(0, options.skip ?? 0);
+    // As in MongoDB a limit of 0 means none, and a negative one counts like its absolute value.
+    const end = options.limit ? start + Math.abs(options.limit) : undefined;
+    return matches.slice(start, end).map(deepCopy);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    return this.matching(filter).length;
+  }
+
+  async insertOne(document: Document): Promise<void> {
+    if (this.state.documents.has(document._id)) throw new DuplicateKey(this.name, document._id);
+    this.write(undefined, deepCopy(document));
+  }
+
+  async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const current = this.first(filter);
+    if (current) {
+      if (document._id !== undefined && document._id !== current._id) throw immutableId(this.name, current._id);
+      return this.store(current, withId(deepCopy(document), current._id));
+    }
+    if (!options.upsert) return updated(0, 0);
+    const seedId = upsertSeed(filter)._id;
+    const id = document._id ?? (typeof seedId === 'string' ? seedId : generatedId());
+    return this.insertUpserted(withId(deepCopy(document), id));
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const current = this.first(filter);
+    if (current) return this.modify(current, update);
+    if (!options.upsert) return updated(0, 0);
+    const seed = upsertSeed(filter) as Document;
+    applyUpdate(seed, update, true);
+    const id: unknown = seed._id ?? generatedId();
+    if (typeof id !== 'string') throw new Error(`Upserted documents in "${this.name}" need a string _id.`);
+    return this.insertUpserted(withId(seed, id));
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const matches = this.matching(filter);
+    let modifiedCount = 0;
+    for (const current of matches) modifiedCount += this.modify(current, update).modifiedCount;
+    return { matchedCount: matches.length, modifiedCount, upsertedId: null };
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const doc = this.first(filter);
+    if (doc) this.remove(doc);
+    return doc ? 1 : 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const matches = this.matching(filter);
+    matches.forEach((doc) => this.remove(doc));
+    return matches.length;
+  }
+
+  /** The stored document (not a copy) a filter with a string `_id` can only mean, if it matches. */
+  private byId(filter: Filter, id: string): Document | undefined {
+    const doc = this.state.documents.get(id);
+    if (!doc) return undefined;
+    for (const field in filter) {
+      // Only a filter with conditions besides `_id` pays for testing them.
+      if (field !== '_id') return compileFilter(filter)(doc) ? doc : undefined;
+    }
+    return doc;
+  }
+
+  private first(filter: Filter): Document | undefined {
+    if (typeof filter._id === 'string') return this.byId(filter, filter._id);
+    const test = compileFilter(filter);
+    for (const doc of this.candidates(filter)) if (test(doc)) return doc;
+    return undefined;
+  }
+
+  /** Matching stored documents in natural (insertion) order, in a fresh array. */
+  private matching(filter: Filter): Document[] {
+    if (typeof filter._id === 'string') {
+      const doc = this.byId(filter, filter._id);
+      return doc ? [doc] : [];
+    }
+    const test = compileFilter(filter);
+    const matches: Document[] = [];
+    for (const doc of this.candidates(filter)) if (test(doc)) matches.push(doc);
+    return matches;
+  }
+
+  /** The documents a filter can match: the fewest an index allows, in insertion order; else all. */
+  private candidates(filter: Filter): Iterable<Document> {
+    let narrowest: string[] | null = null;
+    for (const index of this.state.fieldIndexes.values()) {
+      const ids = index.candidates(filter);
+      if (ids !== null && (narrowest === null || ids.length < narrowest.length)) narrowest = ids;
+    }
+    if (narrowest === null) return this.state.documents.values();
+    const order = this.state.sequence;
+    return narrowest.sort((a, b) => order.get(a)! - order.get(b)!).map((id) => this.state.documents.get(id)!);
+  }
+
+  private modify(current: Document, update: Update): UpdateResult {
+    const next = deepCopy(current);
+    applyUpdate(next, update, false);
+    if (next._id !== current._id) throw immutableId(this.name, current._id);
+    return this.store(current, next);
+  }
+
+  private store(current: Document, next: Document): UpdateResult {
+    if (sameValue(current, next)) return updated(1, 0);
+    this.write(current, next);
+    return updated(1, 1);
+  }
+
+  private insertUpserted(doc: Document): UpdateResult {
+    if (this.state.documents.has(doc._id)) throw new DuplicateKey(this.name, doc._id);
+    this.write(undefined, doc);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: doc._id };
+  }
+
+  /** Stores a document the store owns; every unique index is checked before anything changes. */
+  private write(previous: Document | undefined, next: Document): void {
+    const planned: Array<[UniqueIndex, string[]]> = [];
+    for (const [name, index] of this.state.uniqueIndexes) {
+      const keys = index.keysOf(next);
+      if (index.conflicts(keys, next._id)) throw uniqueViolation(this.name, next._id, name);
+      planned.push([index, keys]);
+    }
+    for (const [index, keys] of planned) {
+      const before = previous ? index.keysOf(previous) : [];
+      // Most writes leave the indexed fields as they were: nothing to re-index then.
+      if (before.length === keys.length && before.every((key, i) => key === keys[i])) continue;
+      if (previous) index.remove(previous, before);
+      index.add(next, keys);
+    }
+    for (const index of this.state.fieldIndexes.values()) {
+      if (!previous) index.add(next);
+      else if (index.moves(previous, next)) {
+        index.remove(previous);
+        index.add(next);
+      }
+    }
+    if (!previous) this.state.sequence.set(next._id, this.state.nextSequence++);
+    this.state.documents.set(next._id, next);
+    this.state.exists = true;
+  }
+
+  private remove(doc: Document): void {
+    for (const index of this.state.uniqueIndexes.values()) index.remove(doc);
+    for (const index of this.state.fieldIndexes.values()) index.remove(doc);
+    this.state.sequence.delete(doc._id);
+    this.state.documents.delete(doc._id);
+  }
+}
