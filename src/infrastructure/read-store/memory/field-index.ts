@@ -26,41 +26,65 @@ const OTHER = Symbol('other');
  * query itself still decides.
  */
 export class FieldIndex {
-  private readonly byValue = new Map<string, Set<string>>();
+  /** A key held by one document maps to its id alone: most keys of a compound prefix are unique. */
+  private readonly byValue = new Map<string, string | Set<string>>();
   private readonly others = new Set<string>();
   private readonly paths: string[][];
+  /** Built on the first query that can use it, so that a replay (writes by `_id` only) pays nothing. */
+  private built = false;
 
   constructor(readonly fields: readonly string[]) {
     this.paths = fields.map((field) => field.split('.'));
   }
 
   add(doc: Document): void {
-    const key = this.documentKey(doc);
-    if (key === null) this.others.add(doc._id);
-    else {
-      const ids = this.byValue.get(key);
-      if (ids) ids.add(doc._id);
-      else this.byValue.set(key, new Set([doc._id]));
-    }
+    if (this.built) this.addKey(doc._id, this.documentKey(doc));
   }
 
   remove(doc: Document): void {
-    const key = this.documentKey(doc);
-    if (key === null) this.others.delete(doc._id);
-    else {
-      const ids = this.byValue.get(key);
-      ids?.delete(doc._id);
-      if (ids?.size === 0) this.byValue.delete(key);
+    if (this.built) this.removeKey(doc._id, this.documentKey(doc));
+  }
+
+  /** Moves a rewritten document to its new key; most writes leave it where it was. */
+  update(previous: Document, next: Document): void {
+    if (!this.built) return;
+    const before = this.documentKey(previous);
+    const after = this.documentKey(next);
+    if (before === after) return;
+    this.removeKey(previous._id, before);
+    this.addKey(next._id, after);
+  }
+
+  private addKey(id: string, key: string | null): void {
+    if (key === null) {
+      this.others.add(id);
+      return;
+    }
+    const held = this.byValue.get(key);
+    if (held === undefined) this.byValue.set(key, id);
+    else if (typeof held === 'string') {
+      if (held !== id) this.byValue.set(key, new Set([held, id]));
+    } else held.add(id);
+  }
+
+  private removeKey(id: string, key: string | null): void {
+    if (key === null) {
+      this.others.delete(id);
+      return;
+    }
+    const held = this.byValue.get(key);
+    if (held === id) this.byValue.delete(key);
+    else if (typeof held !== 'string' && held !== undefined) {
+      held.delete(id);
+      if (held.size === 1) this.byValue.set(key, held.values().next().value as string);
     }
   }
 
-  /** True when a write moves the document to another key (or none). */
-  moves(previous: Document, next: Document): boolean {
-    return this.documentKey(previous) !== this.documentKey(next);
-  }
-
-  /** The ids the filter can only match, or null when it does not fix every field to a scalar. */
-  candidates(filter: Filter): string[] | null {
+  /**
+   * The ids the filter can only match, or null when it does not fix every field to a scalar.
+   * `documents` builds the index the first time it is asked.
+   */
+  candidates(filter: Filter, documents: () => Iterable<Document>): string[] | null {
     const keys: string[] = [];
     for (const field of this.fields) {
       const condition = filter[field];
@@ -68,10 +92,17 @@ export class FieldIndex {
       if (!isScalar(wanted)) return null;
       keys.push(this.keyOf(wanted)!);
     }
-    return [...(this.byValue.get(keys.join('\u0000')) ?? []), ...this.others];
+    if (!this.built) {
+      this.built = true;
+      for (const doc of documents()) this.add(doc);
+    }
+    const held = this.byValue.get(keys.join('\u0000'));
+    const matching = held === undefined ? [] : typeof held === 'string' ? [held] : [...held];
+    return this.others.size === 0 ? matching : [...matching, ...this.others];
   }
 
   private documentKey(doc: Document): string | null {
+    if (this.paths.length === 1) return this.keyOf(valueAt(doc, this.paths[0]));
     const keys: string[] = [];
     for (const path of this.paths) {
       const key = this.keyOf(valueAt(doc, path));

@@ -180,7 +180,7 @@ export class MemoryCollection implements Collection<Document> {
   private candidates(filter: Filter): Iterable<Document> {
     let narrowest: string[] | null = null;
     for (const index of this.state.fieldIndexes.values()) {
-      const ids = index.candidates(filter);
+      const ids = index.candidates(filter, () => this.state.documents.values());
       if (ids !== null && (narrowest === null || ids.length < narrowest.length)) narrowest = ids;
     }
     if (narrowest === null) return this.state.documents.values();
@@ -223,11 +223,8 @@ export class MemoryCollection implements Collection<Document> {
       index.add(next, keys);
     }
     for (const index of this.state.fieldIndexes.values()) {
-      if (!previous) index.add(next);
-      else if (index.moves(previous, next)) {
-        index.remove(previous);
-        index.add(next);
-      }
+      if (previous) index.update(previous, next);
+      else index.add(next);
     }
     if (!previous) this.state.sequence.set(next._id, this.state.nextSequence++);
     this.state.documents.set(next._id, next);

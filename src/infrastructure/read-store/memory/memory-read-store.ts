@@ -40,15 +40,13 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
-  /** Equality narrowing on the first one, two and three fields of a declared index. */
+  /** Equality narrowing on the first field, and the first two, of a declared index. */
   private indexPrefixes(state: CollectionState, fields: string[]): void {
-    for (let length = 1; length <= Math.min(3, fields.length); length += 1) {
+    for (let length = 1; length <= Math.min(2, fields.length); length += 1) {
       const prefix = fields.slice(0, length);
       const name = prefix.join(',');
       if (prefix.includes('_id') || state.fieldIndexes.has(name)) continue;
-      const index = new FieldIndex(prefix);
-      for (const doc of state.documents.values()) index.add(doc);
-      state.fieldIndexes.set(name, index);
+      state.fieldIndexes.set(name, new FieldIndex(prefix));
     }
   }
 
