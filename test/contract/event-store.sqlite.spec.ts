@@ -119,14 +119,13 @@ describe('SqliteEventStore', () => {
   });
 
   it('wakes a subscription at once on an append through the same instance, without waiting to poll', async () => {
-    const store = open({ pollIntervalMs: 60_000 });
+    const store = open({ pollIntervalMs: 600_000 });
     const stream = `woken-${randomUUID()}`;
     const receiving = receiveFrom(store.subscribeToAll()[Symbol.asyncIterator](), stream, 1);
     await new Promise((resolve) => setTimeout(resolve, 20)); // let it go idle first
-    const appendedAt = performance.now();
     await store.append(stream, [sampleEvent()], 'no_stream');
+    // The poll would come only after ten minutes, past the test's timeout: delivery proves the wake-up.
     expect(await receiving).toHaveLength(1);
-    expect(performance.now() - appendedAt).toBeLessThan(50);
   });
 
   it('ends its subscriptions at once when the store is closed', async () => {

@@ -140,9 +140,8 @@ describe('TrialRunner: timeouts and faults', () => {
     const { runner } = testRunner(dirs);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const started = Date.now();
+    // Without the abort, `sleep 30` would end normally and the trial would be judged, not voided.
     const outcome = await runner.run(trialSpec({ profile: { run: 'sleep 30' } }), controller.signal);
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(outcome).toMatchObject({ status: 'void', serviceFault: true, voidFields: ['service'] });
   });
 
