@@ -1,47 +1,27 @@
-import { generateKeyPair, KeyLike, SignJWT } from 'jose';
+import { generateKeyPair, KeyLike } from 'jose';
 import { ApiClient } from '../support/http-client';
-import { serveJwks } from '../support/jwks';
+import { IdentityProvider, startIdentityProvider, TokenOptions } from '../support/jwks';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
-
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'assay-api';
 
 describe('authentication and permissions over real HTTP', () => {
   let server: InProcessServer;
   let admin: ApiClient;
-  let jwks: { url: string; close(): Promise<void> };
-  let signingKey: KeyLike;
+  let idp: IdentityProvider;
   let strangerKey: KeyLike;
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
+    idp = await startIdentityProvider();
     strangerKey = (await generateKeyPair('RS256')).privateKey;
-    jwks = await serveJwks(pair.publicKey);
-    server = await startInProcess({
-      ASSAY_INIT_ORG: 'acme',
-      ASSAY_INIT_API_KEY: INIT_KEY,
-      ASSAY_OAUTH_JWKS_URL: jwks.url,
-      ASSAY_OAUTH_ISSUER: ISSUER,
-      ASSAY_OAUTH_AUDIENCE: AUDIENCE,
-    });
+    server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ...idp.env });
     admin = server.client;
   });
 
   afterAll(async () => {
     await server.close();
-    await jwks.close();
+    await idp.close();
   });
 
-  const token = (claims: Record<string, unknown>, options: { key?: KeyLike; expiresIn?: string | number; audience?: string } = {}) =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-      .setIssuer(ISSUER)
-      .setAudience(options.audience ?? AUDIENCE)
-      .setSubject('user-42')
-      .setIssuedAt()
-      .setExpirationTime(options.expiresIn ?? '5m')
-      .sign(options.key ?? signingKey);
+  const token = (claims: Record<string, unknown>, options: TokenOptions = {}) => idp.token(claims, options);
 
   it('answers 401 without a credential, with a wrong key and with a malformed header', async () => {
     const cases: Array<Record<string, string> | null> = [null, { authorization: 'Bearer assay_wrong' }, { authorization: 'Basic abc' }];

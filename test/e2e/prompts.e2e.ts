@@ -1,10 +1,6 @@
-import { generateKeyPair, KeyLike, SignJWT } from 'jose';
 import { Answer, ApiClient } from '../support/http-client';
-import { serveJwks } from '../support/jwks';
+import { IdentityProvider, startIdentityProvider } from '../support/jwks';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
-
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'assay-api';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function expectError(answer: Answer, status: number, tag: string, message?: string | RegExp): void {
@@ -17,18 +13,10 @@ function expectError(answer: Answer, status: number, tag: string, message?: stri
 describe('prompts over real HTTP', () => {
   let server: InProcessServer;
   let api: ApiClient;
-  let jwks: { url: string; close(): Promise<void> };
-  let signingKey: KeyLike;
+  let idp: IdentityProvider;
 
   const tokenFor = (organization: string, subject = 'user-42') =>
-    new SignJWT({ org_id: organization, scope: 'prompts:read prompts:write' })
-      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject(subject)
-      .setIssuedAt()
-      .setExpirationTime('10m')
-      .sign(signingKey);
+    idp.token({ org_id: organization, scope: 'prompts:read prompts:write' }, { subject, expiresIn: '10m' });
 
   const keyWith = async (name: string, permissions: string[]) => {
     const created = await api.call('auth.keys.create', { name, permissions });
@@ -37,22 +25,14 @@ describe('prompts over real HTTP', () => {
   };
 
   beforeAll(async () => {
-    const pair = await generateKeyPair('RS256');
-    signingKey = pair.privateKey;
-    jwks = await serveJwks(pair.publicKey);
-    server = await startInProcess({
-      ASSAY_INIT_ORG: 'acme',
-      ASSAY_INIT_API_KEY: INIT_KEY,
-      ASSAY_OAUTH_JWKS_URL: jwks.url,
-      ASSAY_OAUTH_ISSUER: ISSUER,
-      ASSAY_OAUTH_AUDIENCE: AUDIENCE,
-    });
+    idp = await startIdentityProvider();
+    server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ...idp.env });
     api = server.client;
   });
 
   afterAll(async () => {
     await server.close();
-    await jwks.close();
+    await idp.close();
   });
 
   it('creates a prompt with its first version and reads it back: named after its id, latest by default', async () => {
