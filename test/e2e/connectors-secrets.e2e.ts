@@ -3,8 +3,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
 import { SecretUnreadable } from '../../src/infrastructure/secrets/aes-gcm';
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
 import { connectionProjection, CONNECTIONS } from '../../src/modules/connectors/connection.projection';
 import { connectorStream } from '../../src/modules/connectors/connector.events';
 import { createTrialSecrets, TrialCredentialsUnavailable, TrialSecrets } from '../../src/modules/connectors/trial-secrets';
@@ -12,9 +10,8 @@ import type { VariantDefinition } from '../../src/modules/evals/shared/definitio
 import { environmentStream } from '../../src/modules/environment/environment.events';
 import { ENVIRONMENT_VARIABLES, environmentProjection } from '../../src/modules/environment/environment.projection';
 import { EVENT_LOG_FILE } from '../../src/runtime';
-import type { Permission } from '../../src/shared/permissions';
 import { ApiClient } from '../support/http-client';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { filesUnder, INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -42,23 +39,6 @@ const variant = (overrides: Partial<VariantDefinition> = {}): VariantDefinition 
   credentials: null,
   ...overrides,
 });
-
-async function keyFor(server: InProcessServer, organization: string, permissions: Permission[]): Promise<ApiClient> {
-  const now = new Date();
-  const metadata = { organization, actor: 'system:test', correlationId: 'test', causationId: 'test' };
-  await ensureOrganization(server.runtime.eventStore, organization, now, metadata);
-  const issued = await issueApiKey(server.runtime.eventStore, { organization, name: 'test key', permissions, now, metadata });
-  await server.runtime.projections.waitFor(issued.position!, 5000);
-  return server.client.withKey(issued.key);
-}
-
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : entry.isFile() ? [full] : [];
-  });
-}
 
 /** Each secret as stored text might carry it: as is, JSON-escaped, in base64 and in hex. */
 function encodings(secret: string): Buffer[] {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startBody, waitForBatch } from '../support/evals';
 import { ApiClient } from '../support/http-client';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { filesUnder, INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
 const VARIABLE = 'trial-variable-secret-1d2e3f4a5b6c';
 const API_KEY = 'sk-trial-connector-7a8b9c0d1e2f3a4b';
@@ -16,14 +16,6 @@ harnesses:
     authFailure: "401 Unauthorized"
 `;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : entry.isFile() ? [full] : [];
-  });
-}
 
 /**
  * A real trial: the `command` harness prints a secret variable and a connector value, and its

@@ -1,8 +1,5 @@
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
-import type { Permission } from '../../src/shared/permissions';
 import { Answer, ApiClient } from '../support/http-client';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const OPENAI = { integrationId: 'openai-compatible', authMethodId: 'api-key' };
@@ -19,15 +16,6 @@ function expectError(answer: Answer, status: number, tag: string): void {
 }
 
 /** A key of any organization, issued straight into the log (as `assay keys create` does). */
-async function keyFor(server: InProcessServer, organization: string, permissions: Permission[], name = 'test key'): Promise<ApiClient> {
-  const now = new Date();
-  const metadata = { organization, actor: 'system:test', correlationId: 'test', causationId: 'test' };
-  await ensureOrganization(server.runtime.eventStore, organization, now, metadata);
-  const issued = await issueApiKey(server.runtime.eventStore, { organization, name, permissions, now, metadata });
-  await server.runtime.projections.waitFor(issued.position!, 5000);
-  return server.client.withKey(issued.key);
-}
-
 describe('connectors over real HTTP', () => {
   let server: InProcessServer;
   let api: ApiClient;

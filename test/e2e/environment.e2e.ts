@@ -1,8 +1,5 @@
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
-import type { Permission } from '../../src/shared/permissions';
 import { Answer, ApiClient } from '../support/http-client';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -14,15 +11,6 @@ function expectDecodeIssue(answer: Answer, path: Array<string | number>, tag: st
 
 function expectError(answer: Answer, status: number, tag: string): void {
   expect({ status: answer.status, tag: answer.body?._tag }).toEqual({ status, tag });
-}
-
-async function keyFor(server: InProcessServer, organization: string, permissions: Permission[]): Promise<ApiClient> {
-  const now = new Date();
-  const metadata = { organization, actor: 'system:test', correlationId: 'test', causationId: 'test' };
-  await ensureOrganization(server.runtime.eventStore, organization, now, metadata);
-  const issued = await issueApiKey(server.runtime.eventStore, { organization, name: 'test key', permissions, now, metadata });
-  await server.runtime.projections.waitFor(issued.position!, 5000);
-  return server.client.withKey(issued.key);
 }
 
 describe('environment variables over real HTTP', () => {

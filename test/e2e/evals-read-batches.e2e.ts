@@ -1,8 +1,7 @@
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
 import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
 
 /** A batch whose one trial finishes at once: `true` runs, `true` verifies. */
 function quickBody(caseId = 'quick', overrides: Record<string, unknown> = {}): Record<string, any> {
@@ -50,10 +49,7 @@ describe('evals read side: batches and runs', () => {
   beforeAll(async () => {
     server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
     api = server.client;
-    const metadata = { organization: 'globex', actor: 'test', correlationId: 'test', causationId: 'test' };
-    const issued = await issueApiKey(server.runtime.eventStore, { organization: 'globex', name: 'globex', permissions: ['evals:read', 'evals:write'], now: new Date(), metadata });
-    await server.runtime.projections.waitFor(issued.position!, 10000);
-    globex = api.withKey(issued.key);
+    globex = await keyFor(server, 'globex', ['evals:read', 'evals:write'], 'globex');
     firstBatches = await runBatches(api, 45, () => quickBody());
   }, 300000);
 

@@ -1,10 +1,9 @@
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
 import type { BatchStarted } from '../../src/modules/evals/batches/batch.events';
 import { newId } from '../../src/shared/ids';
 import { ApiClient } from '../support/http-client';
 import { waitForBatch } from '../support/evals';
 import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';
-import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
 
 const ALPHA = { harness: 'command', model: 'alpha', profile: { run: 'true' } };
 const BETA = { harness: 'command', model: 'beta', profile: { run: 'true' } };
@@ -69,10 +68,7 @@ describe('evals read side: cases and suites', () => {
   beforeAll(async () => {
     server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
     api = server.client;
-    const metadata = { organization: 'globex', actor: 'test', correlationId: 'test', causationId: 'test' };
-    const issued = await issueApiKey(server.runtime.eventStore, { organization: 'globex', name: 'globex', permissions: ['evals:read', 'evals:write'], now: new Date(), metadata });
-    await server.runtime.projections.waitFor(issued.position!, 10000);
-    globex = api.withKey(issued.key);
+    globex = await keyFor(server, 'globex', ['evals:read', 'evals:write'], 'globex');
     await run('m1', mathBody('true', undefined, [ALPHA, BETA], 1));
     await run('t1', textBody);
     await run('m2', mathBody('test 1 -eq 1', 'Division', [ALPHA], 2));

@@ -6,6 +6,9 @@ import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
 import { RunningServer, startServer } from '../../src/main';
+import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
+import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
+import type { Permission } from '../../src/shared/permissions';
 import { ApiClient } from './http-client';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -98,3 +101,25 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 }
 
 export const INIT_KEY = 'assay_test_init_key_0123456789abcdef';
+
+/**
+ * A client holding a new API key of `organization` with these permissions, issued straight into
+ * the server's event log (as the CLI does), and usable at once.
+ */
+export async function keyFor(server: InProcessServer, organization: string, permissions: Permission[], name = 'test key'): Promise<ApiClient> {
+  const now = new Date();
+  const metadata = { organization, actor: 'system:test', correlationId: 'test', causationId: 'test' };
+  await ensureOrganization(server.runtime.eventStore, organization, now, metadata);
+  const issued = await issueApiKey(server.runtime.eventStore, { organization, name, permissions, now, metadata });
+  if (issued.position !== null) await server.runtime.projections.waitFor(issued.position, 10000);
+  return server.client.withKey(issued.key);
+}
+
+/** Every file below a directory (none when it does not exist). */
+export function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(full) : entry.isFile() ? [full] : [];
+  });
+}

@@ -50,18 +50,8 @@ export const environmentProjection = documentProjection<VariableDocument>({
   },
 });
 
-/** The spec's Environment variable (response form). */
-export interface VariableView {
-  id: string;
-  name: string;
-  preview: string;
-  revision: number;
-  scope: 'organization';
-  secret: boolean;
-  createdAt: string;
-  updatedAt: string;
-  lastUsedAt: string | null;
-}
+/** The spec's Environment variable (response form): the document as the API names it. */
+export type VariableView = Omit<VariableDocument, '_id' | 'organization' | 'variableId'> & { id: string };
 
 export function variableView(variable: Omit<VariableDocument, '_id' | 'organization'>): VariableView {
   const { variableId, name, preview, revision, scope, secret, createdAt, updatedAt, lastUsedAt } = variable;
