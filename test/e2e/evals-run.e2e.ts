@@ -157,7 +157,10 @@ describe('evals: batches run their trials', () => {
     await waitForBatch(api, chosen.body.id);
     expect((await api.call('evals.cases.run', { id: 'rerun', variants: ['var_nope'] })).status).toBe(400);
     expect((await api.call('evals.cases.run', { id: 'no-such-case' })).status).toBe(404);
-    expect((await api.call('evals.cases.run', { id: 'rerun', trials: 11 })).status).toBe(400);
+    for (const body of [{ id: 'rerun', trials: 11 }, { id: 'rerun', trials: 0 }, { id: 'rerun', variants: [] }, { id: 'rerun', extra: 1 }]) {
+      const refused = await api.call('evals.cases.run', body);
+      expect({ status: refused.status, tag: refused.body._tag }).toEqual({ status: 400, tag: 'HttpApiDecodeError' });
+    }
   });
 
   it('answers the original batch to a repeated idempotency key, and 400 to another body', async () => {
