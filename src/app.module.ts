@@ -1,12 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { EVENT_STORE } from './infrastructure/event-store/event-store.port';
 import { AllExceptionsFilter } from './infrastructure/http/all-exceptions.filter';
 import { DecodePipe } from './infrastructure/http/decode/decode.pipe';
-import { ReadYourWritesInterceptor } from './infrastructure/http/read-your-writes.interceptor';
 import { READ_STORE } from './infrastructure/read-store/read-store.port';
 import { CLOCK, systemClock } from './shared/clock';
+import { apiKeyProjection } from './modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from './modules/auth/authentication/auth.guard';
 import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
@@ -49,12 +49,8 @@ export class AppModule {
         { provide: APP_FILTER, useValue: new AllExceptionsFilter(runtime.logger) },
         {
           provide: APP_GUARD,
-          useFactory: (reflector: Reflector) => new AuthGuard(reflector, new ApiKeyAuthenticator(runtime.readStore), oauth),
+          useFactory: (reflector: Reflector) => new AuthGuard(reflector, new ApiKeyAuthenticator(runtime.readStore, () => runtime.projections.generation(apiKeyProjection.name)), oauth),
           inject: [Reflector],
-        },
-        {
-          provide: APP_INTERCEPTOR,
-          useValue: new ReadYourWritesInterceptor(runtime.projections, runtime.config.readYourWritesTimeoutMs, runtime.logger),
         },
       ],
     };

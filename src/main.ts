@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
 import { configureFastify } from './infrastructure/http/fastify-setup';
+import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { withMasterKey } from './infrastructure/secrets/master-key';
 import { createTrialSecrets } from './modules/connectors/trial-secrets';
@@ -26,12 +27,14 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
   await bootstrapInitialKey(runtime);
   const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
 
-  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false });
+  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, skipMiddie: true });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
     logger,
     bodyParser: false,
   });
-  configureFastify(app.getHttpAdapter().getInstance(), logger, config.maxBodyBytes);
+  const fastify = app.getHttpAdapter().getInstance();
+  configureFastify(fastify, logger, config.maxBodyBytes);
+  holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -6,7 +6,7 @@ import { EventStoreDbEventStore } from './infrastructure/event-store/eventstored
 import { SqliteEventStore } from './infrastructure/event-store/sqlite/sqlite-event-store';
 import type { JsonLogger } from './infrastructure/logging/json-logger';
 import { ProjectionRunner } from './infrastructure/processing/projection-runner';
-import { PositionTrackingEventStore } from './infrastructure/processing/read-your-writes';
+import { PositionTrackingEventStore, WriteTracker } from './infrastructure/processing/read-your-writes';
 import { MemoryReadStore } from './infrastructure/read-store/memory/memory-read-store';
 import { MongoReadStore } from './infrastructure/read-store/mongodb/mongodb-read-store';
 import type { ReadStore } from './infrastructure/read-store/read-store.port';
@@ -19,6 +19,8 @@ export interface Runtime {
   eventStore: EventStore;
   readStore: ReadStore;
   projections: ProjectionRunner;
+  /** The positions appended by requests in flight, for read-your-writes. */
+  writes: WriteTracker;
 }
 
 export const RUNTIME = Symbol('Runtime');
@@ -39,14 +41,15 @@ export async function openReadStore(config: AssayConfig): Promise<ReadStore> {
 
 /** Opens both stores as the configuration says and logs which engines are in use. */
 export async function openRuntime(config: AssayConfig, logger: JsonLogger): Promise<Runtime> {
-  const eventStore = new PositionTrackingEventStore(await openEventStore(config));
+  const writes = new WriteTracker();
+  const eventStore = new PositionTrackingEventStore(await openEventStore(config), writes);
   const readStore = await openReadStore(config);
   logger.info('stores opened', {
     eventStore: config.eventStoreUrl ? 'eventstoredb' : `sqlite:${path.join(config.dataDir, EVENT_LOG_FILE)}`,
     readStore: config.mongodbUrl ? 'mongodb' : 'memory',
   });
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, logger);
-  return { config, logger, eventStore, readStore, projections };
+  return { config, logger, eventStore, readStore, projections, writes };
 }
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {

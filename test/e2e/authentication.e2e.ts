@@ -57,6 +57,8 @@ describe('authentication and permissions over real HTTP', () => {
     expect(entry).toEqual({ id: created.body.id, name: 'short-lived', permissions: ['evals:read'], createdAt: created.body.createdAt, revokedAt: null });
     expect(listed.text).not.toContain(created.body.key);
     expect(listed.text).not.toContain('keyHash');
+    // Used before it is revoked, so a remembered caller would let it in afterwards.
+    expect((await admin.withKey(created.body.key).call('auth.whoami')).status).toBe(200);
 
     expect((await admin.call('auth.keys.revoke', { id: created.body.id })).body).toEqual({ ok: true });
     const refused = await admin.withKey(created.body.key).call('auth.whoami');

@@ -1,15 +1,19 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as fs from 'node:fs';
-import type { ExecutionContext } from '@nestjs/common';
-import { from, lastValueFrom } from 'rxjs';
+import { fastify, FastifyInstance } from 'fastify';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { ReadYourWritesInterceptor } from '../../src/infrastructure/http/read-your-writes.interceptor';
+import { configureFastify } from '../../src/infrastructure/http/fastify-setup';
+import type { AssayRequest } from '../../src/infrastructure/http/operation.decorator';
+import { holdAnswersUntilProjected } from '../../src/infrastructure/http/read-your-writes';
 import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
 import type { Projection } from '../../src/infrastructure/processing/projection';
 import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { PositionTrackingEventStore } from '../../src/infrastructure/processing/read-your-writes';
+import { PositionTrackingEventStore, WriteTracker } from '../../src/infrastructure/processing/read-your-writes';
 import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
+import { waitUntil } from '../support/servers';
+
+const PROJECTION_DELAY_MS = 150;
 
 /** A projection slow enough that an answer sent right after the append would not see its work. */
 const slowProjection: Projection = {
@@ -17,60 +21,132 @@ const slowProjection: Projection = {
   eventTypes: ['ThingHappened'],
   collections: { things: [] },
   async project(event, store) {
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, PROJECTION_DELAY_MS));
     await store.collection('things').replaceOne({ _id: event.id }, { _id: event.id }, { upsert: true });
   },
 };
 
-describe('read-your-writes: a command answers once its events are projected', () => {
-  const lines: string[] = [];
-  const logger = new JsonLogger('debug', (line) => lines.push(line));
-  const context = { switchToHttp: () => ({ getRequest: () => ({ correlationId: 'corr-ryw' }) }) } as unknown as ExecutionContext;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('read-your-writes: a request that appended answers once its events are projected', () => {
+  let lines: string[];
+  let writes: WriteTracker;
   let eventStore: PositionTrackingEventStore;
   let readStore: MemoryReadStore;
   let runner: ProjectionRunner;
+  let app: FastifyInstance;
+  let url: string;
+  /** Opened by a test to let a held write go on; `held` resolves once a held write has started. */
+  let gate: { open(): void; opened: Promise<void>; held: Promise<void>; started(): void };
+
+  const append = (stream: string, correlationId: string) =>
+    eventStore.append(
+      stream,
+      [{ id: globalThis.crypto.randomUUID(), type: 'ThingHappened', data: {}, metadata: { organization: 'o', actor: 'a', correlationId, causationId: correlationId } }],
+      'no_stream',
+    );
+  const things = () => readStore.collection('things').count({});
+
+  /** A server with the service's hooks and two routes: one appends (after a delay), one only reads. */
+  async function serve(timeoutMs: number): Promise<void> {
+    const logger = new JsonLogger('debug', (line) => lines.push(line));
+    app = fastify({ logger: false, forceCloseConnections: true });
+    configureFastify(app, logger, 1024 * 1024);
+    holdAnswersUntilProjected(app, writes, runner, timeoutMs, logger);
+    app.post('/write', async (request) => {
+      const { stream, delayMs, hold } = request.body as { stream: string; delayMs?: number; hold?: boolean };
+      if (hold) {
+        gate.started();
+        await gate.opened;
+      }
+      await sleep(delayMs ?? 0);
+      await append(stream, (request as unknown as AssayRequest).correlationId);
+      return { written: stream };
+    });
+    app.post('/read', async () => ({ things: await things() }));
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  }
+
+  const post = (route: string, body: unknown, correlationId?: string, signal?: AbortSignal) =>
+    fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(correlationId ? { 'x-correlation-id': correlationId } : {}) },
+      body: JSON.stringify(body),
+      signal,
+    });
 
   beforeEach(async () => {
+    lines = [];
+    let open = () => {};
+    let started = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const held = new Promise<void>((resolve) => (started = resolve));
+    gate = { open, opened, held, started };
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-ryw-'));
-    eventStore = new PositionTrackingEventStore(new SqliteEventStore(path.join(dir, 'events.sqlite')));
+    writes = new WriteTracker();
+    eventStore = new PositionTrackingEventStore(new SqliteEventStore(path.join(dir, 'events.sqlite')), writes);
     readStore = new MemoryReadStore();
-    runner = new ProjectionRunner(eventStore, readStore, [slowProjection], logger);
+    runner = new ProjectionRunner(eventStore, readStore, [slowProjection], new JsonLogger('silent'));
     await runner.start();
   });
 
   afterEach(async () => {
+    await app.close();
     await runner.stop();
     await eventStore.close();
   });
 
-  const append = (stream: string) =>
-    eventStore.append(stream, [{ id: globalThis.crypto.randomUUID(), type: 'ThingHappened', data: {}, metadata: { organization: 'o', actor: 'a', correlationId: 'c', causationId: 'c' } }], 'no_stream');
-
-  it('without it, a read right after the append misses the write (the control)', async () => {
-    await append('thing-1');
-    expect(await readStore.collection('things').count({})).toBe(0);
+  it('without a request, a read right after the append misses the write (the control)', async () => {
+    await serve(5000);
+    await append('thing-control', 'no-request');
+    expect(await things()).toBe(0);
   });
 
-  it('holds the answer until the read models reflect the append', async () => {
-    const interceptor = new ReadYourWritesInterceptor(runner, 5000, logger);
-    const answer = await lastValueFrom(interceptor.intercept(context, { handle: () => from(append('thing-2').then(() => 'done')) }));
-    expect(answer).toBe('done');
-    expect(await readStore.collection('things').count({})).toBe(1);
+  it('holds the answer of a request that appended until the read models reflect it', async () => {
+    await serve(5000);
+    const answer = await post('/write', { stream: 'thing-1' });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ written: 'thing-1' });
+    expect(await things()).toBe(1);
+    expect(writes.openCorrelations).toBe(0);
   });
 
   it('answers after its bounded wait anyway, and logs the lag with the correlation id', async () => {
-    const interceptor = new ReadYourWritesInterceptor(runner, 10, logger);
-    const answer = await lastValueFrom(interceptor.intercept(context, { handle: () => from(append('thing-3').then(() => 'done')) }));
-    expect(answer).toBe('done');
-    expect(await readStore.collection('things').count({})).toBe(0);
-    expect(lines.some((line) => line.includes('read models lag behind a write') && line.includes('corr-ryw'))).toBe(true);
+    await serve(10);
+    const answer = await post('/write', { stream: 'thing-2' }, 'corr-ryw-lag');
+    expect(answer.status).toBe(200);
+    expect(await things()).toBe(0);
+    expect(lines.some((line) => line.includes('read models lag behind a write') && line.includes('corr-ryw-lag'))).toBe(true);
   });
 
-  it('does not wait for a request that appended nothing', async () => {
-    const interceptor = new ReadYourWritesInterceptor(runner, 5000, logger);
-    await append('thing-4');
-    await lastValueFrom(interceptor.intercept(context, { handle: () => from(Promise.resolve('read')) }));
+  it('does not hold a request that appended nothing, nor note appends no request has open', async () => {
+    await serve(5000);
+    await append('thing-3', 'saga-correlation');
+    const answer = await post('/read', {});
     // It answered while the earlier append was still being projected: it waited for nothing.
-    expect(await readStore.collection('things').count({})).toBe(0);
+    expect(await answer.json()).toEqual({ things: 0 });
+    expect(writes.openCorrelations).toBe(0);
+  });
+
+  it('holds each of two concurrent requests that share a correlation id until the later write is projected', async () => {
+    await serve(5000);
+    const [slowWrite, quickRead] = [post('/write', { stream: 'thing-4', delayMs: 50 }, 'corr-shared'), post('/read', {}, 'corr-shared')];
+    expect(await (await quickRead).json()).toEqual({ things: 0 });
+    expect((await slowWrite).status).toBe(200);
+    expect(await things()).toBe(1);
+    expect(writes.openCorrelations).toBe(0);
+  });
+
+  it('closes the correlation of a client that hangs up before its answer once the handler ends', async () => {
+    await serve(5000);
+    const abort = new AbortController();
+    const pending = post('/write', { stream: 'thing-5', hold: true }, 'corr-abandoned', abort.signal);
+    await gate.held;
+    expect(writes.openCorrelations).toBe(1);
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    gate.open();
+    await waitUntil(async () => writes.openCorrelations === 0, 5000);
+    expect(await eventStore.readStream('thing-5')).toHaveLength(1);
   });
 });

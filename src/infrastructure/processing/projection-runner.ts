@@ -25,6 +25,7 @@ export class ProjectionRunner {
   private failure: Error | null = null;
   private processed = -1;
   private handledSinceStart = 0;
+  private readonly applied = new Map<string, number>();
   /** The position last written as the checkpoint, and a pending write of a newer one. */
   private checkpointed = -1;
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -47,6 +48,14 @@ export class ProjectionRunner {
   /** The position of the last event the read models reflect (-1 before the first). */
   get position(): number {
     return this.processed;
+  }
+
+  /**
+   * How many events a projection has applied since this runner started: when it changes, that
+   * projection's documents may have changed, so whatever was derived from them is stale.
+   */
+  generation(projectionName: string): number {
+    return this.applied.get(projectionName) ?? 0;
   }
 
   get error(): Error | null {
@@ -138,6 +147,7 @@ export class ProjectionRunner {
   async handle(event: RecordedEvent): Promise<void> {
     for (const projection of this.byType.get(event.type) ?? []) {
       await projection.project(event, this.readStore);
+      this.applied.set(projection.name, (this.applied.get(projection.name) ?? 0) + 1);
     }
     // A redelivered older event never moves the checkpoint back.
     this.processed = Math.max(this.processed, event.position);

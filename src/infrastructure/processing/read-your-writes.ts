@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   AllSubscription,
   AppendResult,
@@ -11,31 +10,60 @@ import type {
   SubscribeToAllOptions,
 } from '../event-store/event-store.port';
 
-/** What one HTTP command appended: the position its answer must wait for. */
-export interface WriteScope {
+/** The requests in flight under one correlation id and the last position they appended. */
+interface OpenCorrelation {
+  requests: number;
   lastPosition: number;
 }
 
-const scopes = new AsyncLocalStorage<WriteScope>();
+/**
+ * Read-your-writes without wrapping each handler: every event a request appends carries the
+ * request's correlation id, so the position of each append is noted under that id while the
+ * request is in flight, and the HTTP layer holds the answer until the read models reach it.
+ * Appends under ids that no request has open (the saga, the CLI, bootstrap) are not noted, so
+ * nothing accumulates. Two requests that send the same correlation id share one entry, and each
+ * waits for the later of their writes, which is never too early.
+ */
+export class WriteTracker {
+  private readonly open = new Map<string, OpenCorrelation>();
 
-/** Runs `work` in a fresh write scope and returns its result with the last appended position. */
-export async function withWriteScope<T>(work: () => Promise<T>): Promise<{ result: T; lastPosition: number }> {
-  const scope: WriteScope = { lastPosition: -1 };
-  const result = await scopes.run(scope, work);
-  return { result, lastPosition: scope.lastPosition };
+  /** A request under this correlation id has started. */
+  begin(correlationId: string): void {
+    const entry = this.open.get(correlationId);
+    if (entry) entry.requests += 1;
+    else this.open.set(correlationId, { requests: 1, lastPosition: -1 });
+  }
+
+  noteAppend(correlationId: string, position: number): void {
+    const entry = this.open.get(correlationId);
+    if (entry && position > entry.lastPosition) entry.lastPosition = position;
+  }
+
+  /** A request has ended: the last position appended under its correlation id, or -1 for none. */
+  end(correlationId: string): number {
+    const entry = this.open.get(correlationId);
+    if (!entry) return -1;
+    entry.requests -= 1;
+    if (entry.requests === 0) this.open.delete(correlationId);
+    return entry.lastPosition;
+  }
+
+  /** How many correlation ids have a request in flight (zero when the server is idle). */
+  get openCorrelations(): number {
+    return this.open.size;
+  }
 }
 
-/**
- * An EventStore decorator that notes, in the current request's write scope, the position of
- * every append, so the HTTP layer can hold the answer until the read models reflect it.
- */
+/** An EventStore decorator that tells the write tracker the position of every append. */
 export class PositionTrackingEventStore implements EventStore {
-  constructor(private readonly inner: EventStore) {}
+  constructor(
+    private readonly inner: EventStore,
+    private readonly writes: WriteTracker,
+  ) {}
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = await this.inner.append(stream, events, expected);
-    const scope = scopes.getStore();
-    if (scope && result.position > scope.lastPosition) scope.lastPosition = result.position;
+    for (const event of events) this.writes.noteAppend(event.metadata.correlationId, result.position);
     return result;
   }
 
