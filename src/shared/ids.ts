@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 export type IdPrefix = 'bat' | 'run' | 'trl' | 'var' | 'con' | 'env' | 'key' | 'req';
 
 let lastMillis = 0;
+let lastTime = '000000000000';
 let sequence = 0;
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
@@ -14,9 +15,10 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   if (now === lastMillis) sequence += 1;
   else {
     lastMillis = now;
+    lastTime = now.toString(16).padStart(12, '0');
     sequence = 0;
   }
-  const time = now.toString(16).padStart(12, '0');
+  const time = lastTime;
   const seq = (sequence & 0xffff).toString(16).padStart(4, '0');
   return `${prefix}_${time}${seq}${randomHex(6)}`;
 }

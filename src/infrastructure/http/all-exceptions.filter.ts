@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonLogger } from '../logging/json-logger';
 import { mapError } from './error-mapping';
+import { operationOf } from './fastify-setup';
 import type { AssayRequest } from './operation.decorator';
 
 /** Every error that leaves a handler, a guard or a pipe goes through here. */
@@ -27,7 +28,7 @@ export function sendError(
     const error = exception instanceof Error ? exception : new Error(String(exception));
     logger.error('unexpected error', {
       correlationId: request.correlationId,
-      operation: request.operation,
+      operation: operationOf(request.url),
       error: error.message,
       stack: error.stack,
     });

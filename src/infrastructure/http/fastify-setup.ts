@@ -41,7 +41,6 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
     const given = request.headers[CORRELATION_HEADER];
     request.correlationId = typeof given === 'string' && CORRELATION_PATTERN.test(given) ? given : newId('req');
     request.startedAt = performance.now();
-    request.operation = operationOf(request.url);
     void reply.header(CORRELATION_HEADER, request.correlationId);
     done();
   });
@@ -50,7 +49,7 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
     logger.info('request', {
       correlationId: request.correlationId,
       method: request.method,
-      operation: request.operation,
+      operation: operationOf(request.url),
       status: reply.statusCode,
       durationMs: Math.round((performance.now() - (request.startedAt ?? performance.now())) * 100) / 100,
       organization: request.caller?.organization,
@@ -59,7 +58,9 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
   });
 }
 
-function operationOf(url: string): string {
-  const path = url.split('?')[0];
+/** The operation a request URL names (`/v1/evals.batches.get` → `evals.batches.get`), for logs. */
+export function operationOf(url: string): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
   return path.startsWith('/v1/') ? path.slice(4) : path;
 }

@@ -27,7 +27,6 @@ export const Public = (): MethodDecorator => SetMetadata(PUBLIC_KEY, true);
 export interface AssayRequest {
   correlationId: string;
   caller?: Caller;
-  operation?: string;
   startedAt: number;
 }
 

@@ -15,6 +15,17 @@ export function ForbidUnknownProperties(): ClassDecorator {
   };
 }
 
+const strictness = new WeakMap<Function, boolean>();
+
+function isStrict(dto: Function): boolean {
+  let strict = strictness.get(dto);
+  if (strict === undefined) {
+    strict = Reflect.getMetadata(STRICT, dto) === true;
+    strictness.set(dto, strict);
+  }
+  return strict;
+}
+
 /** The 400 `HttpApiDecodeError` of the spec: the body did not match the operation's schema. */
 export class DecodeError extends Error {
   constructor(readonly issues: DecodeIssue[]) {
@@ -38,7 +49,7 @@ export class DecodePipe implements PipeTransform {
       throw new DecodeError([{ _tag: 'Type', path: [], message: 'Expected a JSON object as the request body' }]);
     }
     const instance = plainToInstance(dto, body, { exposeDefaultValues: true }) as object;
-    const strict = Reflect.getMetadata(STRICT, dto) === true;
+    const strict = isStrict(dto);
     const errors = validateSync(instance, {
       whitelist: true,
       forbidNonWhitelisted: strict,

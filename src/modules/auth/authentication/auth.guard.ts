@@ -14,8 +14,16 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * Every operation but health and readiness needs a bearer credential: an API key or an OAuth
  * access token. 401 when it is missing or invalid, 403 when it lacks the permission.
  */
+interface OperationAccess {
+  isPublic: boolean;
+  /** The permission the operation needs; null: any authenticated caller. */
+  needed: Permission | null;
+}
+
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly access = new WeakMap<Function, OperationAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeyAuthenticator,
@@ -23,16 +31,29 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const { isPublic, needed } = this.accessOf(context.getHandler(), context.getClass());
+    if (isPublic) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & AssayRequest>();
     const caller = await this.authenticate(request.headers.authorization);
     request.caller = caller;
-    const needed = this.reflector.getAllAndOverride<Permission | null | undefined>(PERMISSION_KEY, targets);
     if (needed && !caller.permissions.includes(needed)) {
       throw new Forbidden(`This operation needs the permission "${needed}", which this credential does not have.`);
     }
     return true;
+  }
+
+  /** What an operation's decorators declare, read once per handler rather than on every request. */
+  private accessOf(handler: Function, controller: Function): OperationAccess {
+    let access = this.access.get(handler);
+    if (!access) {
+      const targets = [handler, controller];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets) === true,
+        needed: this.reflector.getAllAndOverride<Permission | null | undefined>(PERMISSION_KEY, targets) ?? null,
+      };
+      this.access.set(handler, access);
+    }
+    return access;
   }
 
   private async authenticate(header: string | undefined): Promise<Caller> {
