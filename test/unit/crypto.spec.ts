@@ -10,6 +10,7 @@ import { bindingText, SecretBinding } from '../../src/infrastructure/secrets/bin
 import { dataKeyStream } from '../../src/infrastructure/secrets/data-key.decider';
 import { KeyRing } from '../../src/infrastructure/secrets/key-ring';
 import { masterKeyId, masterKeyPath, withMasterKey } from '../../src/infrastructure/secrets/master-key';
+import { sha256Hex } from '../../src/shared/hash';
 import { rewrapDataKeys } from '../../src/infrastructure/secrets/master-key-rotation';
 import { loadConfig } from '../../src/config';
 
@@ -126,5 +127,13 @@ describe('the master key file of the embedded default', () => {
     const given = randomBytes(32);
     expect(withMasterKey(loadConfig({ ASSAY_DATA_DIR: dataDir, ASSAY_MASTER_KEY: given.toString('base64') }), logger).masterKey).toEqual(given);
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('sha256Hex', () => {
+  it('gives the standard digests for text and bytes alike (the FIPS 180-2 "abc" vector, and the empty input)', () => {
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 });
