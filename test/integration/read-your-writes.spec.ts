@@ -149,4 +149,14 @@ describe('read-your-writes: a request that appended answers once its events are 
     await waitUntil(async () => writes.openCorrelations === 0, 5000);
     expect(await eventStore.readStream('thing-5')).toHaveLength(1);
   });
+
+  it("counts, per projection, the events it applied: what the API key cache's invalidation rests on", async () => {
+    await serve(5000);
+    expect(runner.generation('slow')).toBe(0);
+    await append('thing-6', 'c');
+    const other = await eventStore.append('other-1', [{ id: globalThis.crypto.randomUUID(), type: 'SomethingElse', data: {}, metadata: { organization: 'o', actor: 'a', correlationId: 'c', causationId: 'c' } }], 'no_stream');
+    expect(await runner.waitFor(other.position, 5000)).toBe(true);
+    expect(runner.generation('slow')).toBe(1);
+    expect(runner.generation('unknown')).toBe(0);
+  });
 });

@@ -8,6 +8,12 @@ export const CHECKPOINTS = 'checkpoints';
 const CHECKPOINT_EVERY = 500;
 const CHECKPOINT_DELAY_MS = 100;
 
+/** A projection and how many events it has applied since the runner started. */
+interface ProjectionEntry {
+  readonly projection: Projection;
+  applied: number;
+}
+
 type Checkpoint = {
   _id: string;
   position: number;
@@ -18,14 +24,14 @@ type Checkpoint = {
  * read store beside the documents it describes, so both are dropped and rebuilt together.
  */
 export class ProjectionRunner {
-  private readonly byType = new Map<string, Projection[]>();
+  private readonly byType = new Map<string, ProjectionEntry[]>();
+  private readonly byName = new Map<string, ProjectionEntry>();
   private readonly waiters = new PositionWaiters();
   private subscription: AllSubscription | null = null;
   private loop: Promise<void> | null = null;
   private failure: Error | null = null;
   private processed = -1;
   private handledSinceStart = 0;
-  private readonly applied = new Map<string, number>();
   /** The position last written as the checkpoint, and a pending write of a newer one. */
   private checkpointed = -1;
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -39,8 +45,10 @@ export class ProjectionRunner {
     private readonly checkpointId = 'projections',
   ) {
     for (const projection of projections) {
+      const entry = { projection, applied: 0 };
+      this.byName.set(projection.name, entry);
       for (const type of projection.eventTypes) {
-        this.byType.set(type, [...(this.byType.get(type) ?? []), projection]);
+        this.byType.set(type, [...(this.byType.get(type) ?? []), entry]);
       }
     }
   }
@@ -55,7 +63,7 @@ export class ProjectionRunner {
    * projection's documents may have changed, so whatever was derived from them is stale.
    */
   generation(projectionName: string): number {
-    return this.applied.get(projectionName) ?? 0;
+    return this.byName.get(projectionName)?.applied ?? 0;
   }
 
   get error(): Error | null {
@@ -145,9 +153,9 @@ export class ProjectionRunner {
 
   /** Applies one event to every projection that handles it, then moves the checkpoint. */
   async handle(event: RecordedEvent): Promise<void> {
-    for (const projection of this.byType.get(event.type) ?? []) {
-      await projection.project(event, this.readStore);
-      this.applied.set(projection.name, (this.applied.get(projection.name) ?? 0) + 1);
+    for (const entry of this.byType.get(event.type) ?? []) {
+      await entry.projection.project(event, this.readStore);
+      entry.applied += 1;
     }
     // A redelivered older event never moves the checkpoint back.
     this.processed = Math.max(this.processed, event.position);
