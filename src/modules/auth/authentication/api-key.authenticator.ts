@@ -24,15 +24,18 @@ export class ApiKeyAuthenticator {
     private readonly keysGeneration: () => number,
   ) {}
 
-  async authenticate(key: string): Promise<Caller> {
+  /** The caller of a remembered key comes back synchronously; any other is looked up. */
+  authenticate(key: string): Caller | Promise<Caller> {
     const keyHash = hashApiKey(key);
     const generation = this.keysGeneration();
     if (generation !== this.cachedAt) {
       this.callers.clear();
       this.cachedAt = generation;
     }
-    const cached = this.callers.get(keyHash);
-    if (cached) return cached;
+    return this.callers.get(keyHash) ?? this.lookUp(keyHash, generation);
+  }
+
+  private async lookUp(keyHash: string, generation: number): Promise<Caller> {
     const document = await this.readStore.collection<ApiKeyDocument>(API_KEYS).findOne({ keyHash });
     if (!document) throw new Unauthorized('The API key is not valid. Check the Authorization header: Bearer <API_KEY>.');
     if (document.revokedAt !== null) throw new Unauthorized('The API key was revoked. Ask an administrator for a new key.');
