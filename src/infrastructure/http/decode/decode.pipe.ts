@@ -1,7 +1,10 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DecodeIssue, summarizeIssues, toDecodeIssues } from './decode-issues';
+import { bodyShapeIssues } from './body-shape';
+import { passesFlatValidation } from './fast-validation';
+import { instantiate } from './instantiate';
+import { memoizeValidationMetadata } from './validation-metadata-cache';
 
 const STRICT = Symbol('forbidUnknownProperties');
 
@@ -35,12 +38,19 @@ export class DecodeError extends Error {
 }
 
 /**
- * Decodes every `@Body()` into its DTO class with class-validator, once for all endpoints.
- * Synchronous, as every constraint of the DTOs is: it runs on each parameter of each request,
- * and an async pipe would cost each of them a promise.
+ * Decodes every `@Body()` into its DTO class with class-validator, once for all endpoints:
+ * the body's shape first (reserved keys, depth), then the instance, then its constraints. A
+ * body of a flat DTO that passes them is accepted without the full executor; anything else,
+ * and every failure, goes through validateSync, which names the issues. Synchronous, as every
+ * constraint of the DTOs is: it runs on each parameter of each request, and an async pipe
+ * would cost each of them a promise.
  */
 @Injectable()
 export class DecodePipe implements PipeTransform {
+  constructor() {
+    memoizeValidationMetadata();
+  }
+
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const dto = metadata.metatype;
     if (metadata.type !== 'body' || !dto || dto === Object) return value;
@@ -48,8 +58,11 @@ export class DecodePipe implements PipeTransform {
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw new DecodeError([{ _tag: 'Type', path: [], message: 'Expected a JSON object as the request body' }]);
     }
-    const instance = plainToInstance(dto, body, { exposeDefaultValues: true }) as object;
+    const shapeIssues = bodyShapeIssues(body);
+    if (shapeIssues.length > 0) throw new DecodeError(shapeIssues);
+    const instance = instantiate(dto as new () => object, body);
     const strict = isStrict(dto);
+    if (passesFlatValidation(instance, dto, strict)) return instance;
     const errors = validateSync(instance, {
       whitelist: true,
       forbidNonWhitelisted: strict,

@@ -1,0 +1,60 @@
+import { getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+
+type GroupedMetadata = Record<string, ValidationMetadata[]>;
+
+const INSTALLED = Symbol.for('assay.validationMetadataCache');
+
+/** Counts registrations seen since the memo was installed; plans built on the metadata compare it. */
+let generation = 0;
+
+export function metadataGeneration(): number {
+  return generation;
+}
+
+/**
+ * class-validator looks up a class's constraints on every validate call: it filters the
+ * class's metadata and tests the class against every other registered class for inheritance,
+ * then groups the result by property. Constraints are fixed once the decorators have run, so
+ * each class's answer is kept; a later registration (a DTO module loaded late) empties the memo.
+ * Only the plain lookup is kept: a call with a schema or with groups goes through unchanged.
+ * class-validator treats both answers as read-only, which is what makes sharing them safe.
+ */
+export function memoizeValidationMetadata(): void {
+  const storage = getMetadataStorage();
+  const marked = storage as typeof storage & { [INSTALLED]?: true };
+  if (marked[INSTALLED]) return;
+  marked[INSTALLED] = true;
+
+  const lookUp = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const addMetadata = storage.addValidationMetadata.bind(storage);
+  /** Per class, by the `always` and `strictGroups` flags (the other arguments are absent). */
+  let byClass = new Map<Function, ValidationMetadata[][]>();
+  let grouped = new WeakMap<ValidationMetadata[], GroupedMetadata>();
+
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    if (schema !== undefined || (groups !== undefined && groups.length > 0)) return lookUp(target, schema, always, strictGroups, groups);
+    let answers = byClass.get(target);
+    if (!answers) byClass.set(target, (answers = []));
+    const slot = (always ? 2 : 0) + (strictGroups ? 1 : 0);
+    return (answers[slot] ??= lookUp(target, schema, always, strictGroups, groups));
+  };
+  storage.groupByPropertyName = (metadata) => {
+    let answer = grouped.get(metadata);
+    if (!answer) grouped.set(metadata, (answer = group(metadata)));
+    return answer;
+  };
+  // addValidationSchema registers through addValidationMetadata too.
+  storage.addValidationMetadata = (metadata) => {
+    generation += 1;
+    byClass = new Map();
+    grouped = new WeakMap();
+    addMetadata(metadata);
+  };
+}
+
+/** A class's constraints as validateSync sees them without groups (memoized once installed). */
+export function constraintsOf(dto: Function): ValidationMetadata[] {
+  return getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false);
+}

@@ -1,0 +1,165 @@
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Type } from 'class-transformer';
+import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested, validateSync } from 'class-validator';
+import { bodyShapeIssues, MAX_BODY_DEPTH } from '../../src/infrastructure/http/decode/body-shape';
+import { DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/http/decode/decode.pipe';
+import { passesFlatValidation } from '../../src/infrastructure/http/decode/fast-validation';
+import { instantiate } from '../../src/infrastructure/http/decode/instantiate';
+import { memoizeValidationMetadata } from '../../src/infrastructure/http/decode/validation-metadata-cache';
+
+class RunsFixture {
+  @IsString() @Length(1, 100) @Matches(/^[a-z]+(-[a-z]+)*$/) caseId!: string;
+  @IsOptional() @IsInt() @Min(1) @Max(1_000_000) page: number = 1;
+  @IsOptional() @IsIn(['a', 'b']) kind?: string;
+}
+
+@ForbidUnknownProperties()
+class StrictFixture {
+  @IsString() @Length(1, 5) name!: string;
+}
+
+/** Values at and past the usual bounds, and of every JSON type. */
+const VALUES: unknown[] = [
+  undefined, null, true, 0, 1, -1, 1.5, 1_000_000, 1_000_001, '', 'a', 'b', 'c', 'abcde', 'abcdef', 'two-words', 'Two', 'x'.repeat(100), 'x'.repeat(101),
+  'x'.repeat(200), 'x'.repeat(201), 'harness_kind_1', 'command', [], ['a'], {}, { a: 1 },
+];
+
+const OPTIONS = (strict: boolean) => ({ whitelist: true, forbidNonWhitelisted: strict, forbidUnknownValues: false, validationError: { target: false, value: true } });
+
+/** The fast verdict and class-validator's, each on its own fresh instance of the body. */
+function verdicts(dto: new () => object, body: Record<string, unknown>, strict: boolean) {
+  const fastInstance = instantiate(dto, { ...body });
+  const fast = passesFlatValidation(fastInstance, dto, strict);
+  const fullInstance = instantiate(dto, { ...body });
+  const errors = validateSync(fullInstance, OPTIONS(strict));
+  return { fast, valid: errors.length === 0, fastInstance, fullInstance };
+}
+
+/**
+ * A body of the first accepted value of each property, then that body with each property
+ * replaced by every value in turn (undefined: left out), and with an unknown property.
+ */
+function bodiesFor(dto: Function): Array<Record<string, unknown>> {
+  const properties = [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false).map((m) => m.propertyName))];
+  const good: Record<string, unknown> = {};
+  for (const property of properties) {
+    const accepted = VALUES.find((value) => {
+      const instance = instantiate(dto as new () => object, { [property]: value });
+      return !validateSync(instance, OPTIONS(false)).some((error) => error.property === property);
+    });
+    if (accepted !== undefined) good[property] = accepted;
+  }
+  const bodies: Array<Record<string, unknown>> = [{}, good, { ...good, unknown: 1 }];
+  for (const property of properties) {
+    for (const value of VALUES) {
+      const body = { ...good, [property]: value };
+      if (value === undefined) delete body[property];
+      bodies.push(body);
+    }
+  }
+  return bodies;
+}
+
+function serviceDtos(): Function[] {
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      return entry.isDirectory() ? walk(file) : entry.name.endsWith('.dto.ts') ? [file] : [];
+    });
+  return walk(path.resolve(__dirname, '../../src')).flatMap((file) => Object.values(require(file) as Record<string, unknown>).filter((value): value is Function => typeof value === 'function' && /Dto$/.test(value.name)));
+}
+
+describe('accepting flat bodies without the full executor', () => {
+  beforeAll(() => memoizeValidationMetadata());
+
+  it('agrees with validateSync on every body: it accepts exactly the valid ones and strips what it strips', () => {
+    let accepted = 0;
+    for (const body of bodiesFor(RunsFixture)) {
+      const { fast, valid, fastInstance, fullInstance } = verdicts(RunsFixture, body, false);
+      expect({ body, fast }).toEqual({ body, fast: valid });
+      if (fast) {
+        accepted += 1;
+        expect(fastInstance).toEqual(fullInstance);
+        expect(Object.keys(fastInstance)).not.toContain('unknown');
+      }
+    }
+    expect(accepted).toBeGreaterThan(15);
+  });
+
+  it('leaves an unknown property of a strict DTO to validateSync, which names it', () => {
+    expect(verdicts(StrictFixture, { name: 'abc' }, true)).toMatchObject({ fast: true, valid: true });
+    expect(verdicts(StrictFixture, { name: 'abc', extra: 1 }, true)).toMatchObject({ fast: false, valid: false });
+    expect(verdicts(StrictFixture, { name: 'abcdef' }, true)).toMatchObject({ fast: false, valid: false });
+  });
+
+  it('never accepts a body of a service DTO that validateSync refuses, and accepts the valid bodies of the flat ones', () => {
+    const dtos = serviceDtos();
+    expect(dtos.length).toBeGreaterThan(20);
+    let flatValid = 0;
+    for (const dto of dtos) {
+      for (const body of bodiesFor(dto)) {
+        for (const strict of [false, true]) {
+          const { fast, valid } = verdicts(dto as new () => object, body, strict);
+          if (fast) expect({ dto: dto.name, body, strict, valid }).toEqual({ dto: dto.name, body, strict, valid: true });
+          if (fast && valid) flatValid += 1;
+        }
+      }
+    }
+    expect(flatValid).toBeGreaterThan(20);
+  });
+
+  it('sees constraints registered after a class was first validated', () => {
+    class LateFixture {
+      @IsString() @Length(2, 3) code!: string;
+    }
+    const pipe = new DecodePipe();
+    const decode = (body: unknown) => pipe.transform(body, { type: 'body', metatype: LateFixture as never });
+    expect(decode({ code: 'ab' })).toEqual(Object.assign(new LateFixture(), { code: 'ab' }));
+    expect(() => decode({ code: 'a' })).toThrow(/code/);
+    registerDecorator({ name: 'notAb', target: LateFixture, propertyName: 'code', validator: { validate: (value: unknown) => value !== 'ab' } });
+    expect(() => decode({ code: 'ab' })).toThrow(/code/);
+    expect(decode({ code: 'abc' })).toEqual(Object.assign(new LateFixture(), { code: 'abc' }));
+  });
+});
+
+describe('instances of the DTOs', () => {
+  class InnerFixture {
+    @IsString() name!: string;
+  }
+  class OuterFixture {
+    @ValidateNested() @Type(() => InnerFixture) inner!: InnerFixture;
+    @IsOptional() @IsInt() limit: number = 20;
+  }
+
+  it('copies a plain DTO\'s body onto a new instance, keeping the defaults the body leaves out', () => {
+    const decoded = instantiate(RunsFixture, { caseId: 'a' });
+    expect(decoded).toBeInstanceOf(RunsFixture);
+    expect({ ...decoded }).toEqual({ caseId: 'a', page: 1, kind: undefined });
+  });
+
+  it('builds the nested classes of a DTO with @Type through class-transformer', () => {
+    const decoded = instantiate(OuterFixture, { inner: { name: 'x' } });
+    expect(decoded.inner).toBeInstanceOf(InnerFixture);
+    expect(decoded.limit).toBe(20);
+  });
+});
+
+describe('the shape a body must have before any schema', () => {
+  const chain = (levels: number): object => {
+    let value: object = {};
+    for (let level = 1; level < levels; level += 1) value = { next: value };
+    return value;
+  };
+
+  it(`takes ${MAX_BODY_DEPTH} levels of nesting and refuses ${MAX_BODY_DEPTH + 1}, where the excess starts`, () => {
+    expect(bodyShapeIssues(chain(MAX_BODY_DEPTH))).toEqual([]);
+    expect(bodyShapeIssues(chain(MAX_BODY_DEPTH + 1))).toEqual([{ _tag: 'Refinement', path: Array(MAX_BODY_DEPTH).fill('next'), message: expect.stringContaining(`${MAX_BODY_DEPTH}`) }]);
+  });
+
+  it('finds reserved keys in arrays and objects, and passes their look-alikes', () => {
+    const body = JSON.parse('{"a":[{"b":1},{"constructor":2}],"c":{"__proto__":{}},"constructors":1,"proto":"__proto__"}');
+    expect(bodyShapeIssues(body).map((issue) => issue.path)).toEqual([['a', 1, 'constructor'], ['c', '__proto__']]);
+  });
+});
