@@ -8,7 +8,6 @@
  * start. Targets: throughput >= 0.8x the bare route, p99 <= 1.3x.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { fastify } from 'fastify';
 import { loadConfig } from '../src/config';
 import type { NewEvent } from '../src/infrastructure/event-store/event-store.port';
@@ -27,6 +26,7 @@ import type { Cursor } from '../src/modules/evals/shared/cursor';
 import { trialCosts, sumCosts } from '../src/modules/evals/trials/costs';
 import { computeDistribution } from '../src/modules/evals/trials/distribution';
 import { EVENT_LOG_FILE } from '../src/runtime';
+import { LoadResult, LoadSpec, merge, runLoad } from './support/http-load';
 import { tempDir } from './support/sqlite-log';
 import type { Progress, Suite } from './support/suite';
 import { p50, p99, Row } from './support/table';
@@ -35,81 +35,14 @@ const BATCHES = 1_000;
 const CLIENTS = 32;
 const DURATION_MS = 10_000;
 const WARM_UP_MS = 2_000;
-/** Each side's 10 s are measured in this many alternating slices. */
-const SLICES = 5;
+/**
+ * Each side's 10 s are measured in this many alternating 1 s slices: this machine's speed
+ * drifts by tens of percent over seconds, and short slices let the drift weigh on both alike.
+ */
+const SLICES = 10;
 const ORG = 'bench';
 const KEY = 'assay_bench_evals_read_key_0123456789abcdef';
 const metadata = { organization: ORG, actor: 'bench', correlationId: 'bench-seed', causationId: 'bench-seed' };
-
-interface LoadSpec {
-  url: string;
-  path: string;
-  bodies: unknown[];
-  headers: Record<string, string>;
-  clients: number;
-  durationMs: number;
-}
-
-interface LoadResult {
-  latencies: number[];
-  elapsedMs: number;
-  requests: number;
-}
-
-/** The load, as plain JavaScript evaluated in a worker thread so it does not share the server's event loop. */
-const CLIENT_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const http = require('node:http');
-const { url, path, bodies, headers, clients, durationMs } = workerData;
-const target = new URL(url);
-const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-const payloads = bodies.map((body) => JSON.stringify(body));
-function post(payload) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: target.hostname, port: target.port, path, method: 'POST', agent,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (response) => {
-        response.on('data', () => {});
-        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(path + ' answered ' + response.statusCode))));
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
-  });
-}
-async function main() {
-  const latencies = [];
-  let next = 0;
-  const started = performance.now();
-  const deadline = started + durationMs;
-  async function client() {
-    while (performance.now() < deadline) {
-      const payload = payloads[next++ % payloads.length];
-      const sent = performance.now();
-      await post(payload);
-      latencies.push(performance.now() - sent);
-    }
-  }
-  await Promise.all(Array.from({ length: clients }, client));
-  const elapsedMs = performance.now() - started;
-  agent.destroy();
-  parentPort.postMessage({ latencies, elapsedMs, requests: latencies.length });
-}
-main().catch((error) => parentPort.postMessage({ error: String((error && error.stack) || error) }));
-`;
-
-function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT_SOURCE, { eval: true, workerData: spec });
-    worker.once('message', (message: LoadResult & { error?: string }) => {
-      void worker.terminate();
-      if (message.error) reject(new Error(message.error));
-      else resolve(message);
-    });
-    worker.once('error', reject);
-  });
-}
 
 const evalCase = (id: string): EvalCase => ({
   id, name: id, cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null,
@@ -235,15 +168,6 @@ async function listBodies(url: string, auth: Record<string, string>): Promise<{ 
   }
 }
 
-/** Adds up slices of one side's load. */
-function merge(results: LoadResult[]): LoadResult {
-  return {
-    latencies: results.flatMap((result) => result.latencies),
-    elapsedMs: results.reduce((sum, result) => sum + result.elapsedMs, 0),
-    requests: results.reduce((sum, result) => sum + result.requests, 0),
-  };
-}
-
 /**
  * Warms both sides up, then measures them in alternating slices (bare, service, bare, ...), so
  * that drift in the process (heap growth, JIT, other load on the machine) weighs on both alike.
@@ -263,8 +187,12 @@ async function compare(label: string, operation: string, service: string, bare: 
     serviceSlices.push(await runLoad(spec(service, auth, DURATION_MS / SLICES)));
   }
   const [baseline, measured] = [merge(bareSlices), merge(serviceSlices)];
-  progress.log(`${label}: ${measured.requests} requests to the service, ${baseline.requests} to the bare route`);
   const rate = (result: LoadResult) => (result.requests * 1000) / result.elapsedMs;
+  const pairs = serviceSlices.map((slice, index) => rate(slice) / rate(bareSlices[index])).sort((a, b) => a - b);
+  progress.log(
+    `${label}: ${measured.requests} requests to the service, ${baseline.requests} to the bare route; ` +
+      `throughput ratio of each slice pair from ${pairs[0].toFixed(2)} to ${pairs[pairs.length - 1].toFixed(2)}, median ${pairs[pairs.length >> 1].toFixed(2)}`,
+  );
   const bareP99 = p99(baseline.latencies);
   return [
     { benchmark: label, measure: 'requests/s', value: rate(measured), baseline: rate(baseline), target: { kind: 'ratio-at-least', ratio: 0.8 } },

@@ -103,6 +103,30 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 export const INIT_KEY = 'assay_test_init_key_0123456789abcdef';
 
 /**
+ * One in-process server for the enclosing describe block, organization `acme` with the initial
+ * key: started before its tests, closed after them. Read `server` and `api` inside the tests.
+ */
+export function acmeServerPerSuite(env: Record<string, string> = {}): { readonly server: InProcessServer; readonly api: ApiClient } {
+  let started: InProcessServer | null = null;
+  beforeAll(async () => {
+    started = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ...env });
+  });
+  afterAll(() => started?.close());
+  const server = (): InProcessServer => {
+    if (!started) throw new Error('The suite server is read before its beforeAll ran.');
+    return started;
+  };
+  return {
+    get server() {
+      return server();
+    },
+    get api() {
+      return server().client;
+    },
+  };
+}
+
+/**
  * A client holding a new API key of `organization` with these permissions, issued straight into
  * the server's event log (as the CLI does), and usable at once.
  */
