@@ -26,7 +26,7 @@ import type { Cursor } from '../src/modules/evals/shared/cursor';
 import { trialCosts, sumCosts } from '../src/modules/evals/trials/costs';
 import { computeDistribution } from '../src/modules/evals/trials/distribution';
 import { EVENT_LOG_FILE } from '../src/runtime';
-import { LoadResult, LoadSpec, merge, runLoad } from './support/http-load';
+import { LoadClient, LoadResult, merge } from './support/http-load';
 import { tempDir } from './support/sqlite-log';
 import type { Progress, Suite } from './support/suite';
 import { p50, p99, Row } from './support/table';
@@ -173,18 +173,23 @@ async function listBodies(url: string, auth: Record<string, string>): Promise<{ 
  * that drift in the process (heap growth, JIT, other load on the machine) weighs on both alike.
  */
 async function compare(label: string, operation: string, service: string, bare: string, bodies: unknown[], auth: Record<string, string>, progress: Progress): Promise<Row[]> {
-  const spec = (url: string, headers: Record<string, string>, durationMs: number): LoadSpec => ({ url, path: `/v1/${operation}`, bodies, headers, clients: CLIENTS, durationMs });
   const sample = bodies[bodies.length >> 1];
   if (!isDeepStrictEqual(await post(service, operation, sample, auth), await post(bare, operation, sample))) {
     throw new Error(`The bare route's ${operation} answers another document than the service's.`);
   }
-  await runLoad(spec(bare, {}, WARM_UP_MS));
-  await runLoad(spec(service, auth, WARM_UP_MS));
+  const client = (url: string, headers: Record<string, string>) => LoadClient.start({ url, path: `/v1/${operation}`, bodies, headers, clients: CLIENTS });
+  const [bareClient, serviceClient] = [client(bare, {}), client(service, auth)];
   const bareSlices: LoadResult[] = [];
   const serviceSlices: LoadResult[] = [];
-  for (let slice = 0; slice < SLICES; slice += 1) {
-    bareSlices.push(await runLoad(spec(bare, {}, DURATION_MS / SLICES)));
-    serviceSlices.push(await runLoad(spec(service, auth, DURATION_MS / SLICES)));
+  try {
+    await bareClient.run(WARM_UP_MS);
+    await serviceClient.run(WARM_UP_MS);
+    for (let slice = 0; slice < SLICES; slice += 1) {
+      bareSlices.push(await bareClient.run(DURATION_MS / SLICES));
+      serviceSlices.push(await serviceClient.run(DURATION_MS / SLICES));
+    }
+  } finally {
+    await Promise.all([bareClient.close(), serviceClient.close()]);
   }
   const [baseline, measured] = [merge(bareSlices), merge(serviceSlices)];
   const rate = (result: LoadResult) => (result.requests * 1000) / result.elapsedMs;

@@ -10,7 +10,6 @@ export interface LoadSpec {
   bodies: unknown[];
   headers: Record<string, string>;
   clients: number;
-  durationMs: number;
 }
 
 export interface LoadResult {
@@ -19,14 +18,19 @@ export interface LoadResult {
   requests: number;
 }
 
-/** The load, as plain JavaScript evaluated in a worker thread so it does not share the server's event loop. */
+/**
+ * The load, as plain JavaScript evaluated in a worker thread so it does not share the server's
+ * event loop. It keeps its connections and its compiled code between runs: each run of a given
+ * length is one message, so short slices measure the server, not a client warming up.
+ */
 const CLIENT_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { url, path, bodies, headers, clients, durationMs } = workerData;
+const { url, path, bodies, headers, clients } = workerData;
 const target = new URL(url);
 const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
 const payloads = bodies.map((body) => JSON.stringify(body));
+let next = 0;
 function post(payload) {
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -41,9 +45,8 @@ function post(payload) {
     request.end(payload);
   });
 }
-async function main() {
+async function run(durationMs) {
   const latencies = [];
-  let next = 0;
   const started = performance.now();
   const deadline = started + durationMs;
   async function client() {
@@ -55,23 +58,40 @@ async function main() {
     }
   }
   await Promise.all(Array.from({ length: clients }, client));
-  const elapsedMs = performance.now() - started;
-  agent.destroy();
-  parentPort.postMessage({ latencies, elapsedMs, requests: latencies.length });
+  return { latencies, elapsedMs: performance.now() - started, requests: latencies.length };
 }
-main().catch((error) => parentPort.postMessage({ error: String((error && error.stack) || error) }));
+parentPort.on('message', ({ durationMs }) => {
+  run(durationMs).then(
+    (result) => parentPort.postMessage(result),
+    (error) => parentPort.postMessage({ error: String((error && error.stack) || error) }),
+  );
+});
 `;
 
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT_SOURCE, { eval: true, workerData: spec });
-    worker.once('message', (message: LoadResult & { error?: string }) => {
-      void worker.terminate();
-      if (message.error) reject(new Error(message.error));
-      else resolve(message);
+/** One side's clients, in their own thread, loading the server for as long as each run asks. */
+export class LoadClient {
+  private constructor(private readonly worker: Worker) {}
+
+  static start(spec: LoadSpec): LoadClient {
+    return new LoadClient(new Worker(CLIENT_SOURCE, { eval: true, workerData: spec }));
+  }
+
+  run(durationMs: number): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error) => reject(error);
+      this.worker.once('error', fail);
+      this.worker.once('message', (message: LoadResult & { error?: string }) => {
+        this.worker.off('error', fail);
+        if (message.error) reject(new Error(message.error));
+        else resolve(message);
+      });
+      this.worker.postMessage({ durationMs });
     });
-    worker.once('error', reject);
-  });
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
 }
 
 /** Adds up slices of one side's load. */
