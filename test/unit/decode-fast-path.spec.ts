@@ -1,6 +1,4 @@
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Type } from 'class-transformer';
 import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested, validateSync } from 'class-validator';
 import { bodyShapeIssues, MAX_BODY_DEPTH } from '../../src/infrastructure/http/decode/body-shape';
@@ -8,6 +6,7 @@ import { DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/ht
 import { passesFlatValidation } from '../../src/infrastructure/http/decode/fast-validation';
 import { instantiate } from '../../src/infrastructure/http/decode/instantiate';
 import { memoizeValidationMetadata } from '../../src/infrastructure/http/decode/validation-metadata-cache';
+import { loadServiceDtos } from '../support/dtos';
 
 class RunsFixture {
   @IsString() @Length(1, 100) @Matches(/^[a-z]+(-[a-z]+)*$/) caseId!: string;
@@ -62,15 +61,6 @@ function bodiesFor(dto: Function): Array<Record<string, unknown>> {
   return bodies;
 }
 
-function serviceDtos(): Function[] {
-  const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-      const file = path.join(dir, entry.name);
-      return entry.isDirectory() ? walk(file) : entry.name.endsWith('.dto.ts') ? [file] : [];
-    });
-  return walk(path.resolve(__dirname, '../../src')).flatMap((file) => Object.values(require(file) as Record<string, unknown>).filter((value): value is Function => typeof value === 'function' && /Dto$/.test(value.name)));
-}
-
 describe('accepting flat bodies without the full executor', () => {
   beforeAll(() => memoizeValidationMetadata());
 
@@ -95,7 +85,7 @@ describe('accepting flat bodies without the full executor', () => {
   });
 
   it('never accepts a body of a service DTO that validateSync refuses, and accepts the valid bodies of the flat ones', () => {
-    const dtos = serviceDtos();
+    const dtos = loadServiceDtos();
     expect(dtos.length).toBeGreaterThan(20);
     let flatValid = 0;
     for (const dto of dtos) {

@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Type } from 'class-transformer';
 import { getMetadataStorage, IsArray, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { DecodeError, DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/http/decode/decode.pipe';
 import { mapError } from '../../src/infrastructure/http/error-mapping';
 import { BadRequest, Conflict } from '../../src/shared/errors';
+import { loadServiceDtos } from '../support/dtos';
 
 class SuiteFixture {
   @IsString() id!: string;
@@ -102,20 +101,8 @@ describe('mapping errors to HTTP answers', () => {
 });
 
 describe('the DTOs the pipe decodes', () => {
-  /** Loads every request DTO of the service, so their decorators register their constraints. */
-  function loadAllDtos(): void {
-    const walk = (dir: string): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-        const file = path.join(dir, entry.name);
-        return entry.isDirectory() ? walk(file) : entry.name.endsWith('.dto.ts') ? [file] : [];
-      });
-    const files = walk(path.resolve(__dirname, '../../src'));
-    expect(files.length).toBeGreaterThan(10);
-    for (const file of files) require(file);
-  }
-
   it('use only synchronous constraints, because the pipe validates with validateSync (which skips async ones)', () => {
-    loadAllDtos();
+    expect(loadServiceDtos().length).toBeGreaterThan(10);
     const storage = getMetadataStorage() as unknown as { constraintMetadatas: Map<Function, Array<{ async: boolean; target: Function }>> };
     const constraints = [...storage.constraintMetadatas.values()].flat();
     expect(constraints.length).toBeGreaterThan(0);

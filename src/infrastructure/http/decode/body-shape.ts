@@ -21,9 +21,9 @@ interface Visit {
   depth: number;
 }
 
-function pathOf(visit: Visit | null, last?: string | number): Array<string | number> {
+function pathOf(visit: Visit, last?: string | number): Array<string | number> {
   const path: Array<string | number> = last === undefined ? [] : [last];
-  for (let at = visit; at && at.key !== null; at = at.parent) path.unshift(at.key);
+  for (let at: Visit | null = visit; at && at.key !== null; at = at.parent) path.unshift(at.key);
   return path;
 }
 

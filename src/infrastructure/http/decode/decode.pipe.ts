@@ -4,7 +4,6 @@ import { DecodeIssue, summarizeIssues, toDecodeIssues } from './decode-issues';
 import { bodyShapeIssues } from './body-shape';
 import { passesFlatValidation } from './fast-validation';
 import { instantiate } from './instantiate';
-import { memoizeValidationMetadata } from './validation-metadata-cache';
 
 const STRICT = Symbol('forbidUnknownProperties');
 
@@ -47,10 +46,6 @@ export class DecodeError extends Error {
  */
 @Injectable()
 export class DecodePipe implements PipeTransform {
-  constructor() {
-    memoizeValidationMetadata();
-  }
-
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const dto = metadata.metatype;
     if (metadata.type !== 'body' || !dto || dto === Object) return value;

@@ -2,7 +2,7 @@ import type { ValidationArguments } from 'class-validator';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { constraintsOf, metadataGeneration } from './validation-metadata-cache';
+import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
 
 interface Check {
   metadata: ValidationMetadata;
@@ -22,18 +22,10 @@ interface DtoPlan {
   known: ReadonlySet<string>;
 }
 
-/**
- * Per DTO, as of a metadata generation; null for a DTO that only the full executor handles
- * (nested, per-element or async constraints).
- */
-const plans = new WeakMap<Function, { generation: number; plan: DtoPlan | null }>();
-
-function planOf(dto: Function): DtoPlan | null {
-  const known = plans.get(dto);
-  if (known && known.generation === metadataGeneration()) return known.plan;
+/** Null for a DTO that only the full executor handles (nested, per-element or async constraints). */
+const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
   const storage = getMetadataStorage();
   const byName = new Map<string, PropertyPlan>();
-  let plan: DtoPlan | null = null;
   const planned = constraintsOf(dto).every((metadata) => {
     let property = byName.get(metadata.propertyName);
     if (!property) byName.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
@@ -45,10 +37,8 @@ function planOf(dto: Function): DtoPlan | null {
     for (const constraint of constraints) property.checks.push({ metadata, constraint });
     return true;
   });
-  if (planned) plan = { properties: [...byName.values()], known: new Set(byName.keys()) };
-  plans.set(dto, { generation: metadataGeneration(), plan });
-  return plan;
-}
+  return planned ? { properties: [...byName.values()], known: new Set(byName.keys()) } : null;
+});
 
 /**
  * Accepts the common body without class-validator's executor, which builds error objects,

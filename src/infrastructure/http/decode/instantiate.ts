@@ -1,23 +1,19 @@
 import { plainToInstance, TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformMetadataStorage } from 'class-transformer/types/MetadataStorage';
-import { constraintsOf, metadataGeneration } from './validation-metadata-cache';
+import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
 
 // class-transformer's registry of @Type, @Transform, @Expose and @Exclude; not in its index.
 const transformMetadata = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformMetadataStorage }).defaultMetadataStorage;
 
-/** Per DTO, as of a validation metadata generation (class-transformer's decorators run with the class's). */
-const plainness = new WeakMap<Function, { generation: number; plain: boolean }>();
-
 /**
  * A DTO is plain when class-transformer has nothing to do for it beyond copying: none of its
  * validated properties has @Type or @Transform, and it exposes or excludes nothing. Its unknown
- * properties do not count: validation strips or refuses them.
+ * properties do not count: validation strips or refuses them. (class-transformer's decorators
+ * run with the class's validation ones, so the answer keeps as long as those do.)
  */
-function isPlain(dto: Function): boolean {
-  const known = plainness.get(dto);
-  if (known && known.generation === metadataGeneration()) return known.plain;
+const isPlain = perClassUntilMetadataChanges((dto) => {
   const properties = new Set(constraintsOf(dto).map((metadata) => metadata.propertyName));
-  const plain =
+  return (
     transformMetadata.getStrategy(dto) === 'none' &&
     transformMetadata.getExposedMetadatas(dto).length === 0 &&
     transformMetadata.getExcludedMetadatas(dto).length === 0 &&
@@ -25,10 +21,9 @@ function isPlain(dto: Function): boolean {
       (property) =>
         transformMetadata.findTypeMetadata(dto, property) === undefined &&
         transformMetadata.findTransformMetadatas(dto, property, TransformationType.PLAIN_TO_CLASS).length === 0,
-    );
-  plainness.set(dto, { generation: metadataGeneration(), plain });
-  return plain;
-}
+    )
+  );
+});
 
 /**
  * The DTO instance for a parsed JSON body that holds no reserved key. A plain DTO gets the

@@ -5,12 +5,8 @@ type GroupedMetadata = Record<string, ValidationMetadata[]>;
 
 const INSTALLED = Symbol.for('assay.validationMetadataCache');
 
-/** Counts registrations seen since the memo was installed; plans built on the metadata compare it. */
+/** Counts registrations seen since the memo was installed; answers built on the metadata compare it. */
 let generation = 0;
-
-export function metadataGeneration(): number {
-  return generation;
-}
 
 /**
  * class-validator looks up a class's constraints on every validate call: it filters the
@@ -57,4 +53,20 @@ export function memoizeValidationMetadata(): void {
 /** A class's constraints as validateSync sees them without groups (memoized once installed). */
 export function constraintsOf(dto: Function): ValidationMetadata[] {
   return getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false);
+}
+
+/**
+ * `compute` kept per class until any validation metadata registers again. Installs the memo
+ * above, which is what counts the registrations.
+ */
+export function perClassUntilMetadataChanges<T>(compute: (dto: Function) => T): (dto: Function) => T {
+  memoizeValidationMetadata();
+  const answers = new WeakMap<Function, { generation: number; answer: T }>();
+  return (dto) => {
+    const known = answers.get(dto);
+    if (known && known.generation === generation) return known.answer;
+    const answer = compute(dto);
+    answers.set(dto, { generation, answer });
+    return answer;
+  };
 }
