@@ -1,8 +1,11 @@
 /** Jest runs the TypeScript sources directly; `npm test` type-checks everything first. */
 module.exports = {
-  testEnvironment: 'node',
+  // Removes each file's temporary directories when it ends, and names anything it leaked.
+  testEnvironment: '<rootDir>/test/support/test-environment.js',
   roots: ['<rootDir>/test', '<rootDir>/src'],
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts', '**/*.contract-spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
+  // Inside the project, not the system temporary directory, which a test run must leave as it found it.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
   testTimeout: 60000,
 };

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { eventStoreContract } from '../../src/infrastructure/event-store/event-store.contract';
 import { NewEvent, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
+import { tempDir } from '../support/temp-dirs';
 
 /** Child processes load the compiled adapter: `npm test` builds dist/ before running jest. */
 const COMPILED_ADAPTER = path.resolve(__dirname, '../../dist/infrastructure/event-store/sqlite/sqlite-event-store.js');
@@ -36,7 +36,7 @@ const metadata = { organization: 'org-child', actor: 'system:child', correlation
 `;
 
 function temporaryFile(): { file: string; remove: () => void } {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-event-store-'));
+  const directory = tempDir('assay-event-store-');
   return {
     file: path.join(directory, 'events.sqlite'),
     remove: () => fs.rmSync(directory, { recursive: true, force: true }),

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { startBody, waitForBatch } from '../support/evals';
 import { ApiClient } from '../support/http-client';
 import { filesUnder, INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
+import { tempDir } from '../support/temp-dirs';
 
 const VARIABLE = 'trial-variable-secret-1d2e3f4a5b6c';
 const API_KEY = 'sk-trial-connector-7a8b9c0d1e2f3a4b';
@@ -26,7 +27,7 @@ describe('trials get variables and connector values, and captures show [redacted
   let api: ApiClient;
 
   beforeAll(async () => {
-    const configPath = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'assay-cfg-')), 'assay.yaml');
+    const configPath = path.join(tempDir('assay-cfg-'), 'assay.yaml');
     fs.writeFileSync(configPath, AUTH_CONFIG);
     server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_CONFIG: configPath });
     api = server.client;

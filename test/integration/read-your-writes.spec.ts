@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fastify, FastifyInstance } from 'fastify';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
@@ -12,6 +10,7 @@ import { ProjectionRunner } from '../../src/infrastructure/processing/projection
 import { PositionTrackingEventStore, WriteTracker } from '../../src/infrastructure/processing/read-your-writes';
 import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
 import { waitUntil } from '../support/servers';
+import { tempDir } from '../support/temp-dirs';
 
 const PROJECTION_DELAY_MS = 150;
 
@@ -82,7 +81,7 @@ describe('read-your-writes: a request that appended answers once its events are 
     const opened = new Promise<void>((resolve) => (open = resolve));
     const held = new Promise<void>((resolve) => (started = resolve));
     gate = { open, opened, held, started };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-ryw-'));
+    const dir = tempDir('assay-ryw-');
     writes = new WriteTracker();
     eventStore = new PositionTrackingEventStore(new SqliteEventStore(path.join(dir, 'events.sqlite')), writes);
     readStore = new MemoryReadStore();

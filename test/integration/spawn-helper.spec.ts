@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { OutputCollector } from '../../src/modules/evals/execution/output/captured-output';
 import { SpawnHelper } from '../../src/modules/evals/execution/sandbox/process-launcher';
 import { runCommand } from '../../src/modules/evals/execution/sandbox/sandboxed-command';
+import { tempDir } from '../support/temp-dirs';
 
 /** Trial commands start through the spawn helper process: it must relay faithfully and survive its own death. */
 describe('the spawn helper', () => {
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-spawn-'));
+  const cwd = tempDir('assay-spawn-');
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   const run = (helper: SpawnHelper, script: string, stdin: string | null = null) => {
     const collector = new OutputCollector(65536, 0);

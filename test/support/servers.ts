@@ -1,7 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
@@ -10,13 +9,12 @@ import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
 import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
 import type { Permission } from '../../src/shared/permissions';
 import { ApiClient } from './http-client';
+import { tempDir } from './temp-dirs';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-export function tempDir(prefix = 'assay-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from './temp-dirs';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
+import { tempDir } from './temp-dirs';
 import { parseExecutionConfig } from '../../src/modules/evals/execution/execution-config';
 import { createTrialRunner, TrialRunnerOptions } from '../../src/modules/evals/execution/trial-runner';
 import type { TrajectoryCommand, TrialOutcome, TrialRunner, TrialSpec } from '../../src/modules/evals/execution/trial-runner.port';
@@ -12,7 +12,7 @@ export class TempDirs {
   private readonly made: string[] = [];
 
   make(prefix = 'assay-test-'): string {
-    const dir = mkdtempSync(path.join(tmpdir(), prefix));
+    const dir = tempDir(prefix);
     this.made.push(dir);
     return dir;
   }

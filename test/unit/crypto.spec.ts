@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
@@ -13,6 +12,7 @@ import { masterKeyId, masterKeyPath, withMasterKey } from '../../src/infrastruct
 import { sha256Hex } from '../../src/shared/hash';
 import { rewrapDataKeys } from '../../src/infrastructure/secrets/master-key-rotation';
 import { loadConfig } from '../../src/config';
+import { tempDir } from '../support/temp-dirs';
 
 const connection = (organization: string, connectionId = 'con_1', integrationId = 'openai-compatible'): SecretBinding => ({
   kind: 'connection',
@@ -59,7 +59,7 @@ describe('the key ring: per-organization data keys wrapped by the master key', (
   let store: EventStore;
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-crypto-'));
+    dir = tempDir('assay-crypto-');
     store = new SqliteEventStore(path.join(dir, 'events.sqlite'));
   });
 
@@ -113,7 +113,7 @@ describe('the key ring: per-organization data keys wrapped by the master key', (
 
 describe('the master key file of the embedded default', () => {
   it('is generated with mode 0600, announced in the log, and read again at the next start', () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-master-'));
+    const dataDir = tempDir('assay-master-');
     const lines: string[] = [];
     const logger = new JsonLogger('debug', (line) => lines.push(line));
     const config = loadConfig({ ASSAY_DATA_DIR: dataDir });

@@ -1,0 +1,56 @@
+/**
+ * The test environment of every test file: Node's, plus the clean-up of the system temporary
+ * directory. Tests register the directories they make (`tempDir`, `TempDirs`); they are removed
+ * when the file ends, passed or failed, after its own afterAll hooks have closed its servers.
+ * Anything else that a file left in the temporary directory under our prefixes (a leak of the
+ * service, a test that made a directory by hand) is named in a warning and removed too, so that
+ * `npm test` leaves the machine as it found it and a leak is still seen.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { TestEnvironment } = require('jest-environment-node');
+
+const OURS = /^(assay-|assay_)/;
+
+class AssayTestEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+    this.global.__assayTempDirs = [];
+  }
+
+  async setup() {
+    await super.setup();
+    this.before = new Set(listTemp());
+  }
+
+  async teardown() {
+    for (const dir of this.global.__assayTempDirs.splice(0)) remove(dir);
+    const leftovers = listTemp().filter((name) => !this.before.has(name) && OURS.test(name));
+    if (leftovers.length > 0) {
+      const file = path.relative(process.cwd(), this.testPath);
+      process.stderr.write(`[temp clean-up] ${file} left ${leftovers.length} entr${leftovers.length === 1 ? 'y' : 'ies'} in ${os.tmpdir()}: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}; removed\n`);
+      for (const name of leftovers) remove(path.join(os.tmpdir(), name));
+    }
+    await super.teardown();
+  }
+}
+
+function listTemp() {
+  try {
+    return fs.readdirSync(os.tmpdir());
+  } catch {
+    return [];
+  }
+}
+
+function remove(target) {
+  try {
+    fs.rmSync(target, { recursive: true, force: true, maxRetries: 3 });
+  } catch (error) {
+    process.stderr.write(`[temp clean-up] cannot remove ${target}: ${error.code ?? error.message}\n`);
+  }
+}
+
+module.exports = AssayTestEnvironment;
