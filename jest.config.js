@@ -2,6 +2,9 @@
 module.exports = {
   // Removes each file's temporary directories when it ends, and names anything it leaked.
   testEnvironment: '<rootDir>/test/support/test-environment.js',
+  // A run that leaves anything in the system temporary directory fails, naming the files.
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   roots: ['<rootDir>/test', '<rootDir>/src'],
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts', '**/*.contract-spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },

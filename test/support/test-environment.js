@@ -32,6 +32,7 @@ class AssayTestEnvironment extends TestEnvironment {
       const file = path.relative(process.cwd(), this.testPath);
       process.stderr.write(`[temp clean-up] ${file} left ${leftovers.length} entr${leftovers.length === 1 ? 'y' : 'ies'} in ${os.tmpdir()}: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}; removed\n`);
       for (const name of leftovers) remove(path.join(os.tmpdir(), name));
+      if (process.env.ASSAY_TEST_LEAK_LOG) fs.appendFileSync(process.env.ASSAY_TEST_LEAK_LOG, `${file}: ${leftovers.join(', ')}\n`);
     }
     await super.teardown();
   }

@@ -1,0 +1,2 @@
+const { setup } = require('./temp-audit');
+module.exports = setup;

@@ -1,0 +1,2 @@
+const { teardown } = require('./temp-audit');
+module.exports = teardown;
