@@ -1,19 +1,21 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { ConfigError, isOrganizationId, loadConfig } from './config';
+import type { EventMetadata, EventStore } from './infrastructure/event-store/event-store.port';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { rotateMasterKey } from './infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from './main';
 import { issueApiKey } from './modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from './modules/auth/organizations/organization';
+import { ensureOrganization, organizationExists } from './modules/auth/organizations/organization';
 import { closeRuntime, openEventStore, openRuntime } from './runtime';
 import { isPermission, Permission, PERMISSIONS } from './shared/permissions';
 
 const USAGE = `Usage: assay <command>
 
   serve                                   serve the API (HOST, PORT, ASSAY_DATA_DIR, ...)
-  keys create --org ORG --permissions P1,P2 [--name NAME]
-                                          issue an API key; the key is the last line printed
+  keys create --org ORG --permissions P1,P2 [--name NAME] [--create-org]
+                                          issue an API key; the key is the last line printed.
+                                          ORG must exist, unless --create-org creates it
   keys rotate-master                      re-wrap every data key under a new master key
                                           (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are
   projections rebuild                     drop the read models and replay the event log
@@ -22,7 +24,13 @@ Permissions: ${PERMISSIONS.join(', ')}`;
 
 class UsageError extends Error {}
 
+/** A well-formed command that the state of the event log refuses; nothing was written. */
+class Refusal extends Error {}
+
 type Flags = Record<string, string>;
+
+/** Flags that take no value: present or absent. */
+const SWITCHES = new Set(['create-org']);
 
 function parseFlags(args: string[]): Flags {
   const flags: Flags = {};
@@ -30,6 +38,11 @@ function parseFlags(args: string[]): Flags {
     const arg = args[index];
     if (!arg.startsWith('--')) throw new UsageError(`Unexpected argument "${arg}".`);
     const [name, inline] = arg.slice(2).split('=', 2);
+    if (SWITCHES.has(name)) {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value.`);
+      flags[name] = 'true';
+      continue;
+    }
     const value = inline ?? args[++index];
     if (value === undefined) throw new UsageError(`--${name} needs a value.`);
     flags[name] = value;
@@ -59,7 +72,7 @@ async function createKey(flags: Flags): Promise<void> {
   try {
     const now = new Date();
     const metadata = { organization, actor: 'system:cli', correlationId: `cli-${now.getTime()}`, causationId: `cli-${now.getTime()}` };
-    await ensureOrganization(eventStore, organization, now, metadata);
+    await requireOrganization(eventStore, organization, flags['create-org'] === 'true', now, metadata);
     const issued = await issueApiKey(eventStore, {
       organization,
       name: flags.name ?? 'cli key',
@@ -72,6 +85,22 @@ async function createKey(flags: Flags): Promise<void> {
     process.stdout.write(`${issued.key}\n`);
   } finally {
     await eventStore.close();
+  }
+}
+
+/**
+ * A misspelt --org must not found a new organization: only --create-org creates one
+ * (ASSAY_INIT_ORG creates its own at server start).
+ */
+async function requireOrganization(eventStore: EventStore, organization: string, create: boolean, now: Date, metadata: EventMetadata): Promise<void> {
+  if (create) {
+    await ensureOrganization(eventStore, organization, now, metadata);
+    return;
+  }
+  if (!(await organizationExists(eventStore, organization))) {
+    throw new Refusal(
+      `Organization "${organization}" does not exist; no key was issued. Check the name, or pass --create-org to create it.`,
+    );
   }
 }
 
@@ -123,6 +152,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+  else if (error instanceof Refusal) process.stderr.write(`${error.message}\n`);
   else if (error instanceof ConfigError) process.stderr.write(`Configuration error: ${error.message}\n`);
   else process.stderr.write(`assay failed: ${(error as Error).message ?? String(error)}\n`);
   process.exit(error instanceof UsageError ? 64 : 1);

@@ -97,7 +97,8 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   try {
     parsed = new URL(value);
   } catch {
-    throw new ConfigError(name, `"${value}" is not a URL; expected for example ${protocols[0]}//localhost.`);
+    // Never the value: a database URL may carry its password.
+    throw new ConfigError(name, `the value is not a URL; expected for example ${protocols[0]}//localhost.`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `the scheme must be one of ${protocols.map((p) => p + '//').join(', ')}.`);

@@ -36,3 +36,9 @@ export async function ensureOrganization(
     throw error;
   }
 }
+
+/** Whether `OrganizationCreated` is on record: the bootstrap, a `--create-org` or a first key made it. */
+export async function organizationExists(eventStore: EventStore, organization: string): Promise<boolean> {
+  const created = await eventStore.readStream(organizationStream(organization), { maxCount: 1 });
+  return created.length > 0;
+}
