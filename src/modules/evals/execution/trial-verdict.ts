@@ -39,6 +39,18 @@ export const scored = (passed: boolean): Verdict => ({
   timed: false,
 });
 
+/**
+ * The agent was still running at the case's timeoutMs: a slow agent has failed the task, so the
+ * trial is scored failed (timed), not voided. Verify does not run: the agent did not finish.
+ */
+export const ranOutOfTime = (timeoutMs: number): Verdict => ({
+  status: 'failed',
+  failure: `the agent ran out of time: it was still running after ${timeoutMs} ms`,
+  voidFields: [],
+  serviceFault: false,
+  timed: true,
+});
+
 /** The service was asked to stop (shutdown) while the trial ran: not the case's doing. */
 export const interrupted = () => new TrialVoid('the trial was interrupted: the service is stopping', ['service'], { serviceFault: true });
 
