@@ -14,7 +14,7 @@ export class TrialVoid extends Error {
   constructor(
     readonly failure: string,
     readonly voidFields: string[],
-    readonly options: { serviceFault?: boolean; timed?: boolean } = {},
+    readonly options: { serviceFault?: boolean } = {},
   ) {
     super(failure);
     this.name = 'TrialVoid';
@@ -26,7 +26,8 @@ export class TrialVoid extends Error {
       failure: this.failure,
       voidFields: this.voidFields,
       serviceFault: this.options.serviceFault ?? false,
-      timed: this.options.timed ?? false,
+      // A void trial is never the agent running out of time: that is a failure (ranOutOfTime).
+      timed: false,
     };
   }
 }
