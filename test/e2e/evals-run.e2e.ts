@@ -90,16 +90,17 @@ describe('evals: batches run their trials', () => {
     expect(batch.runs[0].trials[0].status).toBe('passed');
   });
 
-  it('voids a trial past its timeout', async () => {
+  it('scores a trial past its timeout failed: the agent was too slow, verify does not run', async () => {
     const body = startBody({
       cases: [{ id: 'slow', variables: { word: 'x' }, timeoutMs: 1000, verify: 'true' }],
       variants: [{ harness: 'command', model: 'm', profile: { run: 'sleep 30' } }],
     });
     const { batch } = await run(body);
     const trial = batch.runs[0].trials[0];
-    expect(trial).toMatchObject({ status: 'void', failure: 'timed out after 1000 ms', timed: true });
+    const failure = 'the agent ran out of time: it was still running after 1000 ms';
+    expect(trial).toMatchObject({ status: 'failed', failure, timed: true, voidFields: [], exitCode: null, verifySteps: [] });
     expect(batch.runs[0].status).toBe('finished');
-    expect(batch.runs[0].distribution).toMatchObject({ voided: 1, scored: 0, passRate: 0 });
+    expect(batch.runs[0].distribution).toMatchObject({ voided: 0, scored: 1, failed: 1, passRate: 0 });
   });
 
   it('voids the trials of a harness kind with no driver configured', async () => {

@@ -67,26 +67,29 @@ describe('templates and captured output', () => {
 
   it('redacts a secret split across chunks and never leaks part of one at the cap', () => {
     const redactor = new Redactor(['topsecretvalue', 'abc', '']);
-    const collector = new OutputCollector(64 + redactor.longestSecretBytes + 8, 0);
+    const collector = new OutputCollector(64, 0, redactor.longestSecretBytes);
     collector.push(Buffer.from('x'.repeat(60) + 'topsec'));
     collector.push(Buffer.from('retvalue and more text after it'));
-    const { output, truncated } = collector.finish(redactor, 64);
+    const { output, truncated } = collector.finish(redactor);
     expect(truncated).toBe(true);
-    expect(output).toBe('x'.repeat(60) + '[red');
+    expect(output).toBe('x'.repeat(32) + '\n[… 29 bytes cut …]\n' + 'redacted] and more text after it');
     expect(output).not.toContain('topsec');
   });
 
-  it('drops the start of a secret cut off where output stops being kept', () => {
+  it('drops the part of a secret cut off where output stops being kept', () => {
     const redactor = new Redactor(['0123456789abcdef']);
-    const collector = new OutputCollector(20, 0);
-    collector.push(Buffer.from('[redacted-ish] 0123456789abcdef tail'));
-    expect(collector.finish(redactor, 64)).toEqual({ output: '[redacted-ish] ', truncated: true });
+    const collector = new OutputCollector(20, 0, redactor.longestSecretBytes);
+    // The start is kept up to byte 74 (half the cap and two margins of 16 + 16): inside the secret.
+    const output = Buffer.from('[redacted-ish] ' + '.'.repeat(52) + '0123456789abcdef' + '.'.repeat(100) + ' tail');
+    // In small chunks, so that the collector lets go of the middle.
+    for (let at = 0; at < output.length; at += 7) collector.push(output.subarray(at, at + 7));
+    expect(collector.finish(redactor).output).toBe('[redacted-\n[… 168 bytes cut …]\n..... tail');
   });
 
-  it('caps on a character boundary', () => {
-    const collector = new OutputCollector(100, 0);
+  it('cuts on character boundaries', () => {
+    const collector = new OutputCollector(5);
     collector.push(Buffer.from('ééé'));
-    expect(collector.finish(new Redactor([]), 5)).toEqual({ output: 'éé', truncated: true });
+    expect(collector.finish(new Redactor([]))).toEqual({ output: 'é\n[… 2 bytes cut …]\né', truncated: true });
   });
 
   it('makes failures one line of at most 240 characters', () => {

@@ -83,12 +83,13 @@ describe('TrialRunner: bubblewrap isolation', () => {
 });
 
 describe('TrialRunner: timeouts and faults', () => {
-  it('kills the whole process group at timeoutMs and voids the trial (process driver)', async () => {
+  it('kills the whole process group at timeoutMs and scores the trial failed, timed, without verify (process driver)', async () => {
     const outside = dirs.make('assay-pid-');
     const { runner } = testRunner(dirs);
     const run = `sleep 300 & echo $! > ${outside}/sleep.pid; wait`;
     const outcome = await runner.run(trialSpec({ sandbox: PROCESS, timeoutMs: 1000, profile: { run } }));
-    expect(outcome).toMatchObject({ status: 'void', failure: 'timed out after 1000 ms', timed: true, voidFields: ['harness'], exitCode: null });
+    const failure = 'the agent ran out of time: it was still running after 1000 ms';
+    expect(outcome).toMatchObject({ status: 'failed', failure, timed: true, voidFields: [], serviceFault: false, exitCode: null });
     expect(outcome.verifySteps).toEqual([]);
     expect(harnessStep(outcome, run).exitCode).toBe(137);
     const pid = Number(readFileSync(path.join(outside, 'sleep.pid'), 'utf8'));
@@ -104,7 +105,7 @@ describe('TrialRunner: timeouts and faults', () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(processesRunning(`sleep\0${marker}`)).toBe(2);
     const outcome = await running;
-    expect(outcome).toMatchObject({ status: 'void', failure: 'timed out after 1500 ms', timed: true });
+    expect(outcome).toMatchObject({ status: 'failed', failure: 'the agent ran out of time: it was still running after 1500 ms', timed: true });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(processesRunning(`sleep\0${marker}`)).toBe(0);
   });

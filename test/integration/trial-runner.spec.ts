@@ -82,11 +82,12 @@ describe('TrialRunner: harness, verify and verdict', () => {
     expect(outcome.trajectory[0]).toMatchObject({ exitCode: 4, output: 'broken\n' });
   });
 
-  it('caps each output at outputCapBytes and says it was truncated', async () => {
+  it('caps each output at outputCapBytes, keeping its start and its end, and says it was truncated', async () => {
     const { runner } = testRunner(dirs, { outputCapBytes: 1024 });
-    const run = "head -c 5000 /dev/zero | tr '\\0' a";
+    const run = "head -c 5000 /dev/zero | tr '\\0' a; echo; echo the end";
     const outcome = await runner.run(trialSpec({ profile: { run }, verify: 'echo short' }));
-    expect(harnessStep(outcome, run)).toMatchObject({ output: 'a'.repeat(1024), outputTruncated: true });
+    const end = 'a'.repeat(512 - 'the end\n'.length - 1) + '\nthe end\n';
+    expect(harnessStep(outcome, run)).toMatchObject({ output: `${'a'.repeat(512)}\n[… ${5009 - 1024} bytes cut …]\n${end}`, outputTruncated: true });
     expect(harnessStep(outcome, 'echo short')).toMatchObject({ output: 'short\n', outputTruncated: false });
   });
 

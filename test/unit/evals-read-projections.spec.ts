@@ -8,6 +8,7 @@ import { CASE_TAGS, CASES, CaseDocument } from '../../src/modules/evals/cases/ca
 import type { EvalCase, VariantDefinition } from '../../src/modules/evals/shared/definitions';
 import { SUITES, SuiteDocument } from '../../src/modules/evals/suites/suite.projection';
 import { emptyCosts } from '../../src/modules/evals/trials/costs';
+import { RUNS, RunDocument } from '../../src/modules/evals/runs/run.projection';
 import { allProjections } from '../../src/projections';
 
 const ORG = 'acme';
@@ -86,5 +87,32 @@ describe('case and suite projections', () => {
     const runner = new ProjectionRunner({} as EventStore, again, allProjections, new JsonLogger('silent'));
     for (const event of log()) await runner.handle(event);
     expect(await documents(again)).toEqual(once);
+  });
+});
+
+describe('replaying a log stored before timeouts were scored and empty rates were null', () => {
+  /** A trial that timed out, as it was stored then (voided), and its run's RunFinished saying passRate 0 of nothing. */
+  function oldLog(): RecordedEvent[] {
+    const { status: _status, ...result } = scored('run_1', 'bat_1', 'failed');
+    const timedOut = { ...result, exitCode: null, timed: true, failure: 'timed out after 1000 ms', voidFields: ['harness'], serviceFault: false };
+    const distribution = { trials: 1, passed: 0, failed: 0, scored: 0, voided: 1, passRate: 0, commandMin: 0, commandMedian: 0, commandMax: 0, deterministic: false };
+    const events: Array<[string, unknown]> = [
+      ['BatchStarted', batchStarted('bat_1', 'run_1', '2025-01-01T00:01:00.000Z', definition('Old', []))],
+      ['TrialVoided', timedOut],
+      ['RunFinished', { runId: 'run_1', batchId: 'bat_1', organization: ORG, status: 'finished', failure: null, distribution, costs: emptyCosts(), finishedAt: '2025-01-01T00:10:00.000Z' }],
+    ];
+    return events.map(([type, data], index) => ({
+      id: `o${index}`, type, data, metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
+      streamName: `s-${index}`, revision: 0, position: (index + 1) * 10, createdAt: '2025-01-01T00:00:00.000Z',
+    }));
+  }
+
+  it('keeps the old timed-out trial void as recorded, and reads its run\'s rates as null', async () => {
+    const store = await project(oldLog(), 2);
+    const [run] = await store.collection<RunDocument>(RUNS).find({});
+    expect(run.trials[0]).toMatchObject({ status: 'void', timed: true, failure: 'timed out after 1000 ms', voidFields: ['harness'] });
+    expect(run.distribution).toMatchObject({ scored: 0, voided: 1, passRate: null, commandMin: null, commandMedian: null, commandMax: null });
+    const [document] = await store.collection<CaseDocument>(CASES).find({});
+    expect(document.variants[0].distribution).toMatchObject({ passRate: null, commandMedian: null });
   });
 });

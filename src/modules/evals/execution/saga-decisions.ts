@@ -70,7 +70,7 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     const failure = outcome.failure ?? 'the trial was voided';
     events.push({ type: 'TrialVoided', data: { ...ref, ...result, failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault } });
   } else {
-    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status } });
+    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status, failure: outcome.failure } });
   }
   return events;
 }

@@ -118,7 +118,7 @@ export class SagaState {
     if (event.type === 'TrialCommandRecorded') trial.commands += (event.data as TrialCommandRecorded['data']).entry ? 1 : 0;
     if (event.type === 'TrialScored') {
       const data = event.data as TrialScored['data'];
-      Object.assign(trial, { status: data.status, costs: data.costs, failure: null });
+      Object.assign(trial, { status: data.status, costs: data.costs, failure: data.failure ?? null });
     }
     if (event.type === 'TrialVoided') {
       const data = event.data as TrialVoided['data'];

@@ -52,11 +52,12 @@ export interface TrialOutcome {
   status: 'passed' | 'failed' | 'void';
   /** The harness's exit code (null when it never ran or was killed). */
   exitCode: number | null;
-  /** One line, at most 240 characters, no stack trace; null when scored. */
+  /** One line, at most 240 characters, no stack trace; null when verify scored the trial. */
   failure: string | null;
   voidFields: string[];
   /** True when the trial could not run because of the service or its infrastructure. */
   serviceFault: boolean;
+  /** The agent was still running at timeoutMs: the trial failed (it is not void). */
   timed: boolean;
   trajectory: TrajectoryCommand[];
   verifySteps: Array<{ command: string; exitCode: number }>;

@@ -106,8 +106,8 @@ export class SandboxTrialRunner implements TrialRunner {
     try {
       const env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
-      await runAgentTurn(session, plan, env);
-      return await verifyWorkspace(session, env);
+      const decided = await runAgentTurn(session, plan, env);
+      return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
       if (error instanceof TrialVoid) return error.verdict;
       this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error)?.stack ?? error) });

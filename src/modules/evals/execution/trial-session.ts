@@ -67,7 +67,7 @@ export class TrialSession {
 
   async step(command: string, options: StepOptions): Promise<StepResult> {
     if (this.signal?.aborted) throw interrupted();
-    const collector = new OutputCollector(this.settings.outputCapBytes + this.redactor.longestSecretBytes + 8, options.tailBytes ?? 0);
+    const collector = new OutputCollector(this.settings.outputCapBytes, options.tailBytes ?? 0, this.redactor.longestSecretBytes);
     const launch = this.sandbox.driver.launch(command, {
       trialDir: this.directory.root,
       workspace: this.directory.workspace,
@@ -81,7 +81,7 @@ export class TrialSession {
       throw new TrialVoid(`cannot start "${firstWords(options.display ?? command)}": the command or its environment is too large (E2BIG)`, ['harness']);
     }
     if (result.startFailure !== null) throw new TrialVoid(result.startFailure, ['sandbox'], { serviceFault: true });
-    const { output, truncated } = collector.finish(this.redactor, this.settings.outputCapBytes);
+    const { output, truncated } = collector.finish(this.redactor);
     this.trajectory.push({
       _tag: 'command',
       command: this.redactor.redact(options.display ?? command),

@@ -1,7 +1,7 @@
 import type { HarnessPlan } from './harness/harness-driver';
 import { readUsage } from './harness/usage';
 import { envValue, TrialSession } from './trial-session';
-import { scored, TrialVoid, Verdict } from './trial-verdict';
+import { ranOutOfTime, scored, TrialVoid, Verdict } from './trial-verdict';
 import { storeArtifacts } from './workspace/artifacts';
 import { changedPaths, snapshotWorkspace } from './workspace/snapshot';
 
@@ -28,9 +28,10 @@ export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<strin
 /**
  * The agent's turn: the harness runs with the prompt on stdin, bounded by the case's timeoutMs.
  * The workspace is snapshotted around it, so filesChanged and artifacts are the agent's doing
- * alone (not the set-up's, not verify's). A timeout voids the trial once changes are recorded.
+ * alone (not the set-up's, not verify's). Answers the verdict when the turn alone decides the
+ * trial (the agent ran out of time, once its changes are recorded), null for verify to decide.
  */
-export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env: Record<string, string>): Promise<void> {
+export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env: Record<string, string>): Promise<Verdict | null> {
   const { workspace } = session.directory;
   const before = await snapshotWorkspace(workspace);
   const result = await session.step(plan.run, { env, stdin: session.spec.prompt, timeoutMs: session.spec.timeoutMs, tailBytes: USAGE_TAIL_BYTES });
@@ -40,11 +41,12 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
   const after = await snapshotWorkspace(workspace, before);
   session.filesChanged = changedPaths(before, after);
   session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
-  if (result.timedOut) throw new TrialVoid(`timed out after ${session.spec.timeoutMs} ms`, ['harness'], { timed: true });
+  if (result.timedOut) return ranOutOfTime(session.spec.timeoutMs);
   if (result.exitCode !== 0 && plan.authFailure?.test(result.keptText)) {
     session.authFailed = true;
     throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
   }
+  return null;
 }
 
 /**

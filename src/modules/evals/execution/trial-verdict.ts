@@ -14,7 +14,7 @@ export class TrialVoid extends Error {
   constructor(
     readonly failure: string,
     readonly voidFields: string[],
-    readonly options: { serviceFault?: boolean; timed?: boolean } = {},
+    readonly options: { serviceFault?: boolean } = {},
   ) {
     super(failure);
     this.name = 'TrialVoid';
@@ -26,7 +26,8 @@ export class TrialVoid extends Error {
       failure: this.failure,
       voidFields: this.voidFields,
       serviceFault: this.options.serviceFault ?? false,
-      timed: this.options.timed ?? false,
+      // A void trial is never the agent running out of time: that is a failure (ranOutOfTime).
+      timed: false,
     };
   }
 }
@@ -37,6 +38,18 @@ export const scored = (passed: boolean): Verdict => ({
   voidFields: [],
   serviceFault: false,
   timed: false,
+});
+
+/**
+ * The agent was still running at the case's timeoutMs: a slow agent has failed the task, so the
+ * trial is scored failed (timed), not voided. Verify does not run: the agent did not finish.
+ */
+export const ranOutOfTime = (timeoutMs: number): Verdict => ({
+  status: 'failed',
+  failure: `the agent ran out of time: it was still running after ${timeoutMs} ms`,
+  voidFields: [],
+  serviceFault: false,
+  timed: true,
 });
 
 /** The service was asked to stop (shutdown) while the trial ran: not the case's doing. */

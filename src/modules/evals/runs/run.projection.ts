@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../../infrastructure/event-store/event-st
 import { documentProjection } from '../../../infrastructure/processing/projection';
 import type { BatchStarted, PlannedRun, RunSetup, Trigger } from '../batches/batch.events';
 import { CostRecord, emptyCosts, sumCosts } from '../trials/costs';
-import { computeDistribution, Distribution } from '../trials/distribution';
+import { computeDistribution, Distribution, storedDistribution } from '../trials/distribution';
 import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
 import type { RunFinished } from './run.events';
 import { applyTrialEvent, queuedTrial, TrialView } from './trial-view';
@@ -90,7 +90,7 @@ export const runProjection = documentProjection<RunDocument>({
     if (!document) return null;
     if (event.type === 'RunFinished') {
       const data = event.data as RunFinished['data'];
-      return { ...document, status: data.status, failure: data.failure, finishedAt: data.finishedAt, distribution: data.distribution, costs: data.costs };
+      return { ...document, status: data.status, failure: data.failure, finishedAt: data.finishedAt, distribution: storedDistribution(data.distribution), costs: data.costs };
     }
     return withTrialEvent(document, event as unknown as TrialEvent);
   },

@@ -99,19 +99,34 @@ function totals(components: CostComponent[]): CostRecord {
   };
 }
 
-/** Adds cost records (a run's trials, a batch's runs), component by component and class by class. */
-export function sumCosts(records: readonly CostRecord[]): CostRecord {
+/** Adds a run's trials' cost records; each component's detail counts the trials added. */
+export function sumCosts(trialRecords: readonly CostRecord[]): CostRecord {
+  return addCosts(trialRecords, () => ({ trials: 1 }));
+}
+
+/** Adds a batch's runs' cost records; each component's detail counts the runs and their trials. */
+export function sumRunCosts(runRecords: readonly CostRecord[]): CostRecord {
+  return addCosts(runRecords, (component) => ({ runs: 1, trials: typeof component.detail.trials === 'number' ? component.detail.trials : 0 }));
+}
+
+/** Component by component and class by class; the detail adds up what `counted` says each holds. */
+function addCosts(records: readonly CostRecord[], counted: (component: CostComponent) => Record<string, number>): CostRecord {
   const merged = new Map<string, CostComponent>();
   for (const component of records.flatMap((record) => record.components)) {
     const key = `${component.component}/${component.classification}`;
     const known = merged.get(key);
-    if (!known) merged.set(key, { ...component, detail: { trials: 1 } });
+    const counts = counted(component);
+    if (!known) merged.set(key, { ...component, detail: counts });
     else {
       const usd = known.usd === null && component.usd === null ? null : (known.usd ?? 0) + (component.usd ?? 0);
-      merged.set(key, { ...known, usd: usd === null ? null : round(usd), detail: { trials: (known.detail.trials as number) + 1 } });
+      merged.set(key, { ...known, usd: usd === null ? null : round(usd), detail: addCounts(known.detail, counts) });
     }
   }
   return totals([...merged.values()]);
+}
+
+function addCounts(known: Record<string, unknown>, counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).map(([name, count]) => [name, ((known[name] as number) ?? 0) + count]));
 }
 
 /** The cost record of nothing yet (a run before its first verdict). */

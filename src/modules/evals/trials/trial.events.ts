@@ -29,7 +29,11 @@ export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: numbe
 export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string }>;
 export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef & { entry: TrajectoryCommand }>;
 export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
-export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed' }>;
+/**
+ * `failure` says why a trial failed when verify did not decide it (the agent ran out of time:
+ * `timed`); null otherwise, and absent from TrialScored events stored before it existed.
+ */
+export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed'; failure?: string | null }>;
 export type TrialVoided = DomainEvent<
   'TrialVoided',
   TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }

@@ -4,7 +4,7 @@ import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/rea
 import { NotFound } from '../../../../shared/errors';
 import { RUNS, RunDocument } from '../../runs/run.projection';
 import { RunView, runView } from '../../runs/run-view';
-import { CostRecord, sumCosts } from '../../trials/costs';
+import { CostRecord, sumRunCosts } from '../../trials/costs';
 import { BATCHES, BatchDocument } from '../batch.projection';
 import { GetBatch } from './get-batch.query';
 
@@ -37,7 +37,7 @@ export class GetBatchHandler implements IQueryHandler<GetBatch, BatchView> {
       finishedAt: batch.finishedAt,
       failure: batch.failure,
       local: batch.local,
-      costs: sumCosts(documents.map((run) => run.costs).filter((costs) => costs.components.length > 0)),
+      costs: sumRunCosts(documents.map((run) => run.costs).filter((costs) => costs.components.length > 0)),
       runs: documents.map(runView),
       trigger: batch.trigger,
     };

@@ -40,17 +40,41 @@ export class Redactor {
   }
 }
 
+/** Kept past each cut beyond the longest secret: room for characters the cut splits. */
+const CUT_SLACK_BYTES = 16;
+
+/** What stands between the start and the end of an output too long to keep whole. */
+export function cutMarker(bytes: number): string {
+  return `\n[… ${bytes} bytes cut …]\n`;
+}
+
+/**
+ * A command's output as it arrives, kept up to what can be reported: its start and its end, half
+ * of `capBytes` each (a long build's error is at its end). Each half is kept with two margins of
+ * the longest secret past its cut: a secret straddling the cut is then whole when redacted, and
+ * the outer margin, dropped after redacting, takes with it whatever part of a secret the edge of
+ * the kept bytes split (and leaves room for redaction shortening the text). `usageTailBytes`
+ * keeps more of the end, for reading usage.
+ */
 export class OutputCollector {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   private tail: Buffer[] = [];
   private tailBytes = 0;
   totalBytes = 0;
+  private readonly marginBytes: number;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
 
   constructor(
-    private readonly headLimit: number,
-    private readonly tailLimit: number,
-  ) {}
+    private readonly capBytes: number,
+    usageTailBytes = 0,
+    longestSecretBytes = 0,
+  ) {
+    this.marginBytes = longestSecretBytes + CUT_SLACK_BYTES;
+    this.headLimit = headHalf(capBytes) + 2 * this.marginBytes;
+    this.tailLimit = Math.max(usageTailBytes, capBytes - headHalf(capBytes) + 2 * this.marginBytes);
+  }
 
   push(chunk: Buffer): void {
     this.totalBytes += chunk.length;
@@ -62,7 +86,7 @@ export class OutputCollector {
       if (kept === chunk) return;
       chunk = chunk.subarray(roomInHead);
     }
-    if (this.tailLimit > 0) this.pushTail(chunk);
+    this.pushTail(chunk);
   }
 
   private pushTail(chunk: Buffer): void {
@@ -71,22 +95,63 @@ export class OutputCollector {
     while (this.tailBytes - this.tail[0].length >= this.tailLimit) this.tailBytes -= this.tail.shift()!.length;
   }
 
-  get overflowed(): boolean {
-    return this.totalBytes > this.headBytes;
-  }
-
   /** Everything kept, head then tail: for reading usage, not for display. */
   keptText(): string {
     return Buffer.concat([...this.head, ...this.tail]).toString('utf8');
   }
 
-  /** The display form: redacted, then capped at `capBytes` on a character boundary. */
-  finish(redactor: Redactor, capBytes: number): { output: string; truncated: boolean } {
-    let text = redactor.redact(Buffer.concat(this.head).toString('utf8'));
-    if (this.overflowed) text = redactor.dropPartialSecretAtEnd(text.replace(/\uFFFD$/, ''));
-    const capped = capUtf8(text, capBytes);
-    return { output: capped, truncated: this.overflowed || capped.length < text.length };
+  /**
+   * The display form: redacted; past the cap, its first and last halves with a marker between,
+   * which counts the bytes not shown (of the output as written, less what redaction changed).
+   */
+  finish(redactor: Redactor): { output: string; truncated: boolean } {
+    if (this.totalBytes === this.headBytes + this.tailBytes) {
+      // Nothing was let go: the whole output is redacted at once, then cut if still too long.
+      const bytes = Buffer.from(redactor.redact(this.keptText()), 'utf8');
+      if (bytes.length <= this.capBytes) return { output: bytes.toString('utf8'), truncated: false };
+      const head = untilByte(bytes, headHalf(this.capBytes));
+      return { output: this.joined(head, fromByte(bytes, bytes.length - this.tailHalf), bytes.length), truncated: true };
+    }
+    return { output: this.joined(this.shownHead(redactor), this.shownTail(redactor), this.totalBytes), truncated: true };
   }
+
+  /** The head redacted, less its outer margin, then cut to its half. */
+  private shownHead(redactor: Redactor): string {
+    const head = Buffer.from(redactor.redact(Buffer.concat(this.head).toString('utf8')), 'utf8');
+    return capUtf8(untilByte(head, head.length - this.marginBytes), headHalf(this.capBytes));
+  }
+
+  /** The end of the tail with its two margins, redacted, less its outer margin, then cut to its half. */
+  private shownTail(redactor: Redactor): string {
+    const kept = Buffer.concat(this.tail);
+    const end = kept.subarray(Math.max(0, kept.length - this.tailHalf - 2 * this.marginBytes));
+    const redacted = Buffer.from(fromByte(Buffer.from(redactor.redact(end.toString('utf8')), 'utf8'), this.marginBytes), 'utf8');
+    return fromByte(redacted, redacted.length - this.tailHalf);
+  }
+
+  private get tailHalf(): number {
+    return this.capBytes - headHalf(this.capBytes);
+  }
+
+  private joined(head: string, tail: string, totalBytes: number): string {
+    return head + cutMarker(totalBytes - Buffer.byteLength(head) - Buffer.byteLength(tail)) + tail;
+  }
+}
+
+const headHalf = (capBytes: number) => Math.floor(capBytes / 2);
+
+/** The text before byte `end`, moved back to the start of a character. */
+function untilByte(bytes: Buffer, end: number): string {
+  let at = Math.max(0, end);
+  while (at > 0 && at < bytes.length && (bytes[at] & 0xc0) === 0x80) at -= 1;
+  return bytes.subarray(0, at).toString('utf8');
+}
+
+/** The text from byte `start` on, moved forward to the start of a character. */
+function fromByte(bytes: Buffer, start: number): string {
+  let at = Math.max(0, start);
+  while (at < bytes.length && (bytes[at] & 0xc0) === 0x80) at += 1;
+  return bytes.subarray(at).toString('utf8');
 }
 
 /** Keeps at most `capBytes` of UTF-8, never splitting a character. */
@@ -94,9 +159,7 @@ export function capUtf8(text: string, capBytes: number): string {
   if (text.length * 3 <= capBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= capBytes) return text;
-  let end = capBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1;
-  return bytes.subarray(0, end).toString('utf8');
+  return untilByte(bytes, capBytes);
 }
 
 /** One line of at most 240 characters, redacted: the form of a trial's `failure`. */

@@ -23,7 +23,7 @@ export async function bareSpawn(
 ): Promise<BareSpawnResult> {
   const sandbox = driver === 'bubblewrap' ? new BubblewrapDriver(options.hiddenPaths ?? []) : processDriver;
   const launch = sandbox.launch(command, { trialDir: workspace, workspace, network: options.network ?? false, privateTmp: true });
-  const collector = new OutputCollector(65_536, 0);
+  const collector = new OutputCollector(65_536);
   const env = options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace };
   const started = performance.now();
   const result = await runCommand({ launch, env, stdin: null, timeoutMs: options.timeoutMs ?? 60_000, collector, launcher: directLauncher });
