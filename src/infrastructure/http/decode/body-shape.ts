@@ -13,6 +13,15 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor']);
  */
 export const MAX_BODY_DEPTH = 64;
 
+/**
+ * The most properties one object of a body may have. The largest free-form maps of the spec
+ * (a case's `variables`, a `files` source, a profile's `env` and `files`, a connector's
+ * `values`) are written by hand or by a tool from a handful of names; a thousand leaves room.
+ * Every step of decoding is linear in the keys, but a bound keeps one object from making a
+ * request's issue list, and its cost, as large as the body allows.
+ */
+export const MAX_KEYS_PER_OBJECT = 1000;
+
 /** A container met on the walk, with the way back to the root for the issue's path. */
 interface Visit {
   value: object;
@@ -29,7 +38,8 @@ function pathOf(visit: Visit, last?: string | number): Array<string | number> {
 
 /**
  * What no schema can accept in a parsed JSON body, found without recursion, in document order:
- * reserved keys at every depth, and nesting past MAX_BODY_DEPTH (reported once, where it starts).
+ * reserved keys at every depth, objects of more than MAX_KEYS_PER_OBJECT properties, and nesting
+ * past MAX_BODY_DEPTH (reported once, where it starts).
  */
 export function bodyShapeIssues(body: object): DecodeIssue[] {
   const issues: DecodeIssue[] = [];
@@ -45,7 +55,7 @@ export function bodyShapeIssues(body: object): DecodeIssue[] {
   return issues;
 }
 
-/** The containers directly inside a visited one; its reserved keys become issues. */
+/** The containers directly inside a visited one; its reserved keys, or too many keys, become issues. */
 function visitMembers(visit: Visit, issues: DecodeIssue[]): Visit[] {
   const children: Visit[] = [];
   const member = (key: string | number, value: unknown) => {
@@ -55,7 +65,12 @@ function visitMembers(visit: Visit, issues: DecodeIssue[]): Visit[] {
     visit.value.forEach((element: unknown, index) => member(index, element));
     return children;
   }
-  for (const key of Object.keys(visit.value)) {
+  const keys = Object.keys(visit.value);
+  if (keys.length > MAX_KEYS_PER_OBJECT) {
+    issues.push({ _tag: 'Refinement', path: pathOf(visit), message: `has ${keys.length} properties; an object may have at most ${MAX_KEYS_PER_OBJECT}` });
+    return children;
+  }
+  for (const key of keys) {
     if (RESERVED_KEYS.has(key)) {
       issues.push({ _tag: 'Unexpected', path: pathOf(visit, key), message: `"${key}" is a reserved name and cannot be a property; rename it` });
     } else {

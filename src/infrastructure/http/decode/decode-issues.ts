@@ -105,6 +105,22 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+/**
+ * The nested-shape issues found while building the instance, with class-validator's: where
+ * class-validator has its own issue at the same path, it stands; what it says beneath a
+ * nested-shape issue (the members of an array given for one object) goes.
+ */
+export function mergeIssues(shapeIssues: DecodeIssue[], validatorIssues: DecodeIssue[]): DecodeIssue[] {
+  if (shapeIssues.length === 0) return validatorIssues;
+  const key = (path: Array<string | number>) => JSON.stringify(path);
+  const validatorPaths = new Set(validatorIssues.map((issue) => key(issue.path)));
+  const kept = shapeIssues.filter((issue) => !validatorPaths.has(key(issue.path)));
+  const keptPaths = new Set(kept.map((issue) => key(issue.path)));
+  // Prefixes, not a scan of the kept issues: a body is at most 64 levels deep, its issues many.
+  const beneath = (issue: DecodeIssue) => issue.path.some((_part, index) => keptPaths.has(key(issue.path.slice(0, index))));
+  return [...kept, ...validatorIssues.filter((issue) => !beneath(issue))];
+}
+
 /** A one-line summary of the issues for the error's `message`. */
 export function summarizeIssues(issues: DecodeIssue[]): string {
   const shown = issues

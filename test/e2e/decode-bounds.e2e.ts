@@ -1,0 +1,87 @@
+import { MAX_KEYS_PER_OBJECT } from '../../src/infrastructure/http/decode/body-shape';
+import { startBody } from '../support/evals';
+import type { Answer } from '../support/http-client';
+import { acmeServerPerSuite } from '../support/servers';
+
+/** `{"k0":1,"k1":1,...}` with `count` keys, written out as text (no 100,000-key object in the test). */
+function manyKeys(count: number, prefix = ''): string {
+  const members: string[] = [];
+  for (let index = 0; index < count; index += 1) members.push(`"k${index}":1`);
+  return `{${prefix}${members.join(',')}}`;
+}
+
+function expectIssues(answer: Answer, issues: Array<{ _tag: string; path: Array<string | number> }>): void {
+  expect(answer.status).toBe(400);
+  expect(answer.body._tag).toBe('HttpApiDecodeError');
+  expect(typeof answer.body.message).toBe('string');
+  expect(answer.body.issues.map(({ _tag, path }: { _tag: string; path: unknown[] }) => ({ _tag, path }))).toEqual(issues);
+}
+
+describe('bodies with many keys, over real HTTP', () => {
+  const suite = acmeServerPerSuite();
+
+  it(`takes ${MAX_KEYS_PER_OBJECT} keys in one object and refuses one more with 400 naming its path`, async () => {
+    const cursor = (extra: number) => manyKeys(extra, '"id":"a","startedAtMillis":1,"name":"x",');
+    const atLimit = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"cursor":${cursor(MAX_KEYS_PER_OBJECT - 3)}}` });
+    expect(atLimit.status).toBe(200);
+    const over = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"cursor":${cursor(MAX_KEYS_PER_OBJECT - 2)}}` });
+    expectIssues(over, [{ _tag: 'Refinement', path: ['cursor'] }]);
+    expect(over.body.issues[0].message).toContain(String(MAX_KEYS_PER_OBJECT));
+  });
+
+  it('refuses 100,000 extra keys (it used to take seconds and then answer 200), and /health answers meanwhile', async () => {
+    const rawBody = `{"cursor":${manyKeys(100_000, '"id":"a","startedAtMillis":1,"name":"x",')}}`;
+    const pending = suite.api.call('evals.suites.list', undefined, { rawBody });
+    const health = await suite.api.request('/health', undefined, { method: 'GET', key: null });
+    expect(health.status).toBe(200);
+    expectIssues(await pending, [{ _tag: 'Refinement', path: ['cursor'] }]);
+  });
+
+  it('refuses 100,000 extra keys in an environment variable with 400, storing nothing', async () => {
+    const rawBody = `{"variables":[${manyKeys(100_000, '"name":"A","value":"x",')}]}`;
+    expectIssues(await suite.api.call('environment.set', undefined, { rawBody }), [{ _tag: 'Refinement', path: ['variables', 0] }]);
+    expect((await suite.api.call('environment.list', {})).body).toEqual([]);
+  });
+});
+
+describe('bodies that used to answer 500, over real HTTP: now 400 in the spec shape, storing nothing', () => {
+  const suite = acmeServerPerSuite();
+
+  afterEach(() => {
+    expect(suite.server.logs.entries().filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
+  async function refusedStart(body: unknown): Promise<Answer> {
+    const before = await suite.server.runtime.eventStore.headPosition();
+    const answer = await suite.api.call('evals.batches.start', body);
+    expect(await suite.server.runtime.eventStore.headPosition()).toBe(before);
+    return answer;
+  }
+
+  it('evals.models.list {"q": null} is a Type issue at ["q"]', async () => {
+    expectIssues(await suite.api.call('evals.models.list', { q: null }), [{ _tag: 'Type', path: ['q'] }]);
+    expectIssues(await suite.api.call('evals.models.list', { harness: null }), [{ _tag: 'Type', path: ['harness'] }]);
+    expect((await suite.api.call('evals.models.list', {})).status).toBe(200);
+  });
+
+  it('evals.batches.start without a suite is Missing at ["suite"]; an array for it is a Type issue', async () => {
+    const { suite: _suite, ...withoutSuite } = startBody();
+    expectIssues(await refusedStart(withoutSuite), [{ _tag: 'Missing', path: ['suite'] }]);
+    expectIssues(await refusedStart({ ...startBody(), suite: [] }), [{ _tag: 'Type', path: ['suite'] }]);
+    expectIssues(await refusedStart({ ...startBody(), suite: [startBody().suite] }), [{ _tag: 'Type', path: ['suite'] }]);
+    expectIssues(await refusedStart({ ...startBody(), cases: [[]] }), [{ _tag: 'Type', path: ['cases', 0] }]);
+  });
+
+  it.each(['valueOf', 'toString', '__proto__', 'hasOwnProperty', 'constructor'])('a workspace source of kind %j is a Composite issue', async (kind) => {
+    const body = startBody();
+    expectIssues(await refusedStart({ ...body, suite: { ...body.suite, source: { kind } } }), [{ _tag: 'Composite', path: ['suite', 'source'] }]);
+    const withCase = { ...body, cases: [{ ...body.cases[0], source: { kind } }] };
+    expectIssues(await refusedStart(withCase), [{ _tag: 'Composite', path: ['cases', 0, 'source'] }]);
+  });
+
+  it('environment.set {"variables": [[]]} is a Type issue at ["variables", 0]', async () => {
+    expectIssues(await suite.api.call('environment.set', { variables: [[]] }), [{ _tag: 'Type', path: ['variables', 0] }]);
+    expectIssues(await suite.api.call('environment.set', { variables: [[{ name: 'A', value: 'x' }]] }), [{ _tag: 'Type', path: ['variables', 0] }]);
+    expect((await suite.api.call('environment.list', {})).body).toEqual([]);
+  });
+});
