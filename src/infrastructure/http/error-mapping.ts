@@ -86,6 +86,13 @@ function fromFastifyError(error: unknown): MappedError | null {
     case 'ASSAY_MALFORMED_JSON':
       return expected(400, 'BadRequest', `The request body is not valid JSON: ${String((error as { message?: unknown }).message)}`);
     default:
-      return null;
+      return otherFastifyRefusal(error, code);
   }
+}
+
+/** Any other refusal of Fastify's own (a malformed URL, FST_ERR_BAD_URL): a 400 in the spec's shape. */
+function otherFastifyRefusal(error: object, code: string): MappedError | null {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (!code.startsWith('FST_') || typeof status !== 'number' || status < 400 || status >= 500) return null;
+  return expected(400, 'BadRequest', String((error as { message?: unknown }).message));
 }
