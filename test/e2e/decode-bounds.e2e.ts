@@ -1,3 +1,4 @@
+import { OTHER_OPERATIONS_MAX_BODY_BYTES } from '../../src/infrastructure/http/body-limits';
 import { MAX_KEYS_PER_OBJECT } from '../../src/infrastructure/http/decode/body-shape';
 import { startBody } from '../support/evals';
 import type { Answer } from '../support/http-client';
@@ -41,6 +42,28 @@ describe('bodies with many keys, over real HTTP', () => {
     const rawBody = `{"variables":[${manyKeys(100_000, '"name":"A","value":"x",')}]}`;
     expectIssues(await suite.api.call('environment.set', undefined, { rawBody }), [{ _tag: 'Refinement', path: ['variables', 0] }]);
     expect((await suite.api.call('environment.list', {})).body).toEqual([]);
+  });
+});
+
+describe('body limits per operation, with the default configuration', () => {
+  const suite = acmeServerPerSuite();
+
+  /** A JSON body of exactly `size` bytes: `fields` plus a padding member. */
+  function padded(fields: Record<string, unknown>, size: number): string {
+    const skeleton = JSON.stringify({ ...fields, pad: '' });
+    return skeleton.replace('"pad":""', `"pad":"${'x'.repeat(size - Buffer.byteLength(skeleton))}"`);
+  }
+
+  it(`refuses a read's body past ${OTHER_OPERATIONS_MAX_BODY_BYTES} bytes, and takes one of that size to a batch start`, async () => {
+    const size = OTHER_OPERATIONS_MAX_BODY_BYTES + 1;
+    const read = await suite.api.call('evals.suites.list', undefined, { rawBody: padded({}, size) });
+    expect(read.status).toBe(400);
+    expect(read.body).toEqual({ _tag: 'BadRequest', message: expect.stringContaining('16 MiB') });
+    expect((await suite.api.call('evals.suites.list', undefined, { rawBody: padded({}, size - 1) })).status).toBe(200);
+    // The start reads the whole body and decodes it: its only fault is the unknown padding member.
+    const start = await suite.api.call('evals.batches.start', undefined, { rawBody: padded(startBody(), size) });
+    expectIssues(start, [{ _tag: 'Unexpected', path: ['pad'] }]);
+    expect((await suite.api.call('evals.batches.list', {})).body.batches).toEqual([]);
   });
 });
 

@@ -67,7 +67,11 @@ function fromHttpException(error: HttpException): MappedError {
 }
 
 function payloadTooLarge(): MappedError {
-  return expected(400, 'BadRequest', 'The request body is larger than this server accepts (ASSAY_MAX_BODY_BYTES). Send a smaller body.');
+  return expected(
+    400,
+    'BadRequest',
+    'The request body is larger than this operation accepts (ASSAY_MAX_BODY_BYTES for evals.batches.start, at most 16 MiB for the others). Send a smaller body.',
+  );
 }
 
 /** Errors raised by Fastify itself before a handler runs: body parsing and content types. */
