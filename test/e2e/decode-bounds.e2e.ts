@@ -102,6 +102,15 @@ describe('bodies that used to answer 500, over real HTTP: now 400 in the spec sh
     expectIssues(await refusedStart(withCase), [{ _tag: 'Composite', path: ['cases', 0, 'source'] }]);
   });
 
+  it('refuses Object.prototype names as unknown properties of a strict body (they used to be dropped silently)', async () => {
+    for (const name of ['hasOwnProperty', 'toString', 'isPrototypeOf']) {
+      const before = await suite.server.runtime.eventStore.headPosition();
+      const answer = await suite.api.call('auth.keys.create', { name: 'k', permissions: ['evals:read'], [name]: 1 });
+      expectIssues(answer, [{ _tag: 'Unexpected', path: [name] }]);
+      expect(await suite.server.runtime.eventStore.headPosition()).toBe(before);
+    }
+  });
+
   it('environment.set {"variables": [[]]} is a Type issue at ["variables", 0]', async () => {
     expectIssues(await suite.api.call('environment.set', { variables: [[]] }), [{ _tag: 'Type', path: ['variables', 0] }]);
     expectIssues(await suite.api.call('environment.set', { variables: [[{ name: 'A', value: 'x' }]] }), [{ _tag: 'Type', path: ['variables', 0] }]);
