@@ -20,10 +20,11 @@ class UnsupportedContentType extends Error {
 }
 
 /**
- * What Nest does not decide: how bodies are parsed (JSON only, bounded per operation), the correlation id of
- * each request, the Host header HTTP/1.1 requires, draining a body an early answer refused,
- * and one structured log line per request. Errors raised before a handler runs
- * (body parsing) reach the global exception filter through Nest's own Fastify error handler.
+ * What Nest does not decide: how bodies are parsed (JSON only, bounded per operation), the
+ * correlation id of each request, the Host header HTTP/1.1 requires, reading the rest of a body
+ * an early answer refused, and one structured log line per request. Errors raised before a
+ * handler runs (body parsing) reach the global exception filter through Nest's own Fastify
+ * error handler.
  */
 export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, maxBodyBytes: number): void {
   limitBodiesPerOperation(fastify, maxBodyBytes);
