@@ -1,5 +1,5 @@
 import { OTHER_OPERATIONS_MAX_BODY_BYTES } from '../../src/infrastructure/http/body-limits';
-import { MAX_KEYS_PER_OBJECT } from '../../src/infrastructure/http/decode/body-shape';
+import { MAX_ELEMENTS_PER_ARRAY, MAX_KEYS_PER_OBJECT, MAX_MEMBERS_PER_BODY } from '../../src/infrastructure/http/decode/body-shape';
 import { startBody } from '../support/evals';
 import type { Answer } from '../support/http-client';
 import { acmeServerPerSuite } from '../support/servers';
@@ -36,6 +36,32 @@ describe('bodies with many keys, over real HTTP', () => {
     const health = await suite.api.request('/health', undefined, { method: 'GET', key: null });
     expect(health.status).toBe(200);
     expectIssues(await pending, [{ _tag: 'Refinement', path: ['cursor'] }]);
+  });
+
+  it(`refuses an array of more than ${MAX_ELEMENTS_PER_ARRAY} elements with 400 naming its path`, async () => {
+    // 100,000 empty variables used to overflow the stack while listing their issues: a 500.
+    const rawBody = `{"variables":[${Array(100_000).fill('{}').join(',')}]}`;
+    expectIssues(await suite.api.call('environment.set', undefined, { rawBody }), [{ _tag: 'Refinement', path: ['variables'] }]);
+    const atLimit = `{"extra":[${Array(MAX_ELEMENTS_PER_ARRAY).fill(1).join(',')}]}`;
+    expect((await suite.api.call('evals.suites.list', undefined, { rawBody: atLimit })).status).toBe(200);
+    expect((await suite.api.call('environment.list', {})).body).toEqual([]);
+  });
+
+  it(`refuses a body of more than ${MAX_MEMBERS_PER_BODY} properties and elements in all, at its root`, async () => {
+    const row = `[${Array(MAX_ELEMENTS_PER_ARRAY).fill(1).join(',')}]`;
+    const rows = Math.ceil(MAX_MEMBERS_PER_BODY / MAX_ELEMENTS_PER_ARRAY);
+    const within = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"extra":[${Array(rows - 1).fill(row).join(',')}]}` });
+    expect(within.status).toBe(200);
+    const over = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"extra":[${Array(rows).fill(row).join(',')}]}` });
+    expectIssues(over, [{ _tag: 'Refinement', path: [] }]);
+  });
+
+  it('refuses a start of more cases than it takes at ["cases"] alone, without validating each of them', async () => {
+    const before = await suite.server.runtime.eventStore.headPosition();
+    const answer = await suite.api.call('evals.batches.start', { ...startBody(), cases: Array(101).fill({}) });
+    expectIssues(answer, [{ _tag: 'Refinement', path: ['cases'] }]);
+    expect(answer.body.issues[0].message).toContain('100');
+    expect(await suite.server.runtime.eventStore.headPosition()).toBe(before);
   });
 
   it('refuses 100,000 extra keys in an environment variable with 400, storing nothing', async () => {

@@ -1,5 +1,6 @@
 import { plainToInstance, TransformationType, TypeMetadata } from 'class-transformer';
 import type { MetadataStorage as TransformMetadataStorage } from 'class-transformer/types/MetadataStorage';
+import { withinArrayBound } from './array-bounds';
 import type { DecodeIssue } from './decode-issues';
 import { nestedShapeIssues } from './nested-shape';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
@@ -42,7 +43,8 @@ type Path = Array<string | number>;
  * instance (its defaults stay where the body is silent); a property with `@Type` becomes its
  * class, element by element in an array, as plainToInstance does; every other value is the
  * parser's own fresh object and needs no copy. Shape problems of nested DTOs that
- * class-validator lets through (see nestedShapeIssues) go into `issues`. A DTO that uses
+ * class-validator lets through (see nestedShapeIssues), and arrays past their `@ArrayMaxSize`
+ * (cut to it, see withinArrayBound), go into `issues`. A DTO that uses
  * class-transformer's other decorators still goes through it.
  */
 export function instantiate<T extends object>(dto: new () => T, body: object, issues: DecodeIssue[] = []): T {
@@ -55,7 +57,7 @@ function build(dto: Function, body: Record<string, unknown>, path: Path, issues:
   const types = typesOf(dto);
   for (const key of Object.keys(body)) {
     const type = types.get(key);
-    const member = body[key];
+    const member = withinArrayBound(dto, key, body[key], path, issues);
     instance[key] = type ? convert(classOf(type, instance, body, key), member, [...path, key], issues) : member;
   }
   nestedShapeIssues(dto, instance, path, issues);
