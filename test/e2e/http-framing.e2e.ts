@@ -1,4 +1,5 @@
 import * as net from 'node:net';
+import { MIN_DRAIN_BYTES } from '../../src/infrastructure/http/drain';
 import { rawExchange, RawAnswer } from '../support/raw-http';
 import { INIT_KEY, InProcessServer, startInProcess, waitUntil } from '../support/servers';
 
@@ -25,6 +26,13 @@ describe('early answers and protocol-level refusals over raw sockets', () => {
   it('lets a client send a body over the limit (by its content-length) to the end, then read the 400', async () => {
     const answer = await rawExchange(server.url, post(`content-type: application/json\r\nauthorization: Bearer ${INIT_KEY}\r\ncontent-length: ${LARGE}\r\n`), 'x'.repeat(LARGE));
     expectSpecError(answer, 400, 'BadRequest', /ASSAY_MAX_BODY_BYTES/);
+  });
+
+  it(`stops reading a refused body past ${MIN_DRAIN_BYTES} bytes (the bound with a small limit) and closes the connection`, async () => {
+    const size = MIN_DRAIN_BYTES + 8 * 1024 * 1024;
+    const answer = await rawExchange(server.url, post(`content-type: application/json\r\ncontent-length: ${size}\r\n`), Buffer.alloc(size, 'x'));
+    // The server hung up before the client could send it all: it does not read without end.
+    expect(answer.sentAll && answer.error === null).toBe(false);
   });
 
   it('does the same for a chunked body that passes the limit while arriving', async () => {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 /** How long after an early answer the rest of its body may keep arriving. */
 const DRAIN_TIMEOUT_MS = 10_000;
 /** The least a refused body may still send after its answer, however small the body limit. */
-const MIN_DRAIN_BYTES = 16 * 1024 * 1024;
+export const MIN_DRAIN_BYTES = 16 * 1024 * 1024;
 
 /**
  * Answers that go out before their request's body was read (too large by its content-length
