@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
+import { sendError } from './infrastructure/http/all-exceptions.filter';
 import { configureFastify } from './infrastructure/http/fastify-setup';
+import { answerClientError } from './infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { withMasterKey } from './infrastructure/secrets/master-key';
@@ -27,7 +30,15 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
   await bootstrapInitialKey(runtime);
   const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
 
-  const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, skipMiddie: true });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.maxBodyBytes,
+    logger: false,
+    skipMiddie: true,
+    // Protocol-level refusals answer in the spec's error shape too (see protocol-errors).
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
+    http: { requireHostHeader: false },
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
     logger,
     bodyParser: false,

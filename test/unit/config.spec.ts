@@ -21,6 +21,26 @@ describe('configuration from the environment', () => {
     expect(DEFAULT_MAX_BODY_BYTES).toBeGreaterThan(100 * 1_000_000 * 1.05);
   });
 
+  it('sets the default body limit within 10% above the largest start the spec bounds', () => {
+    // Every field the spec bounds at its bound, in ASCII; cases differ only in their ids.
+    const largestCase = {
+      id: 'c'.repeat(100),
+      name: 'n'.repeat(200),
+      maxTurns: 50,
+      timeoutMs: 3_600_000,
+      user: { kind: 'scripted', replies: Array(24).fill('r'.repeat(4000)) },
+      prepare: { name: 'p'.repeat(100), source: 's'.repeat(1_000_000) },
+      source: { kind: 'empty' },
+      tags: Array(12).fill('t'.repeat(40)),
+    };
+    const suite = { id: 's'.repeat(100), prompt: 'p'.repeat(200_000), name: 'n'.repeat(200), source: { kind: 'empty' } };
+    const variants = Array(20).fill({ harness: 'harness_kind_1', model: 'm'.repeat(200), sandbox: 'sandbox_kind_1' });
+    const frame = JSON.stringify({ suite, cases: [], variants, trials: 10, checksIn: true });
+    const largest = Buffer.byteLength(frame) + 100 * (Buffer.byteLength(JSON.stringify(largestCase)) + 1);
+    expect(DEFAULT_MAX_BODY_BYTES).toBeGreaterThan(largest);
+    expect(DEFAULT_MAX_BODY_BYTES).toBeLessThan(largest * 1.1);
+  });
+
   it.each([
     ['PORT', { PORT: '70000' }],
     ['PORT', { PORT: 'http' }],

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Type } from 'class-transformer';
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import type { DecodeIssue } from '../../src/infrastructure/http/decode/decode-issues';
 import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested, validateSync } from 'class-validator';
 import { bodyShapeIssues, MAX_BODY_DEPTH } from '../../src/infrastructure/http/decode/body-shape';
 import { DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/http/decode/decode.pipe';
@@ -129,10 +130,32 @@ describe('instances of the DTOs', () => {
     expect({ ...decoded }).toEqual({ caseId: 'a', page: 1, kind: undefined });
   });
 
-  it('builds the nested classes of a DTO with @Type through class-transformer', () => {
+  it('builds the nested classes of a DTO with @Type, as class-transformer would', () => {
     const decoded = instantiate(OuterFixture, { inner: { name: 'x' } });
     expect(decoded.inner).toBeInstanceOf(InnerFixture);
     expect(decoded.limit).toBe(20);
+    expect(decoded).toEqual(plainToInstance(OuterFixture, { inner: { name: 'x' } }, { exposeDefaultValues: true }));
+    const list = instantiate(OuterFixture, { inner: [{ name: 'a' }, [{ name: 'b' }], 3] }) as unknown as { inner: unknown[] };
+    expect(list.inner[0]).toBeInstanceOf(InnerFixture);
+    expect((list.inner[1] as unknown[])[0]).toBeInstanceOf(InnerFixture);
+    expect(list.inner[2]).toBe(3);
+  });
+
+  it('still goes through class-transformer for a DTO with @Transform', () => {
+    class TrimmedFixture {
+      @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)) @IsString() name!: string;
+    }
+    expect(instantiate(TrimmedFixture, { name: '  x ' }).name).toBe('x');
+  });
+
+  it('notes a missing required nested object and an array given for one, at their paths', () => {
+    const issues: DecodeIssue[] = [];
+    instantiate(OuterFixture, {}, issues);
+    instantiate(OuterFixture, { inner: [] }, issues);
+    expect(issues).toEqual([
+      { _tag: 'Missing', path: ['inner'], message: 'is missing' },
+      { _tag: 'Type', path: ['inner'], message: expect.any(String) },
+    ]);
   });
 });
 

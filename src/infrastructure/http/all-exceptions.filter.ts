@@ -24,7 +24,11 @@ export function sendError(
   reply: FastifyReply,
 ): void {
   const mapped = mapError(exception, request.method, request.url);
-  if (mapped.unexpected) {
+  if (abortedByClient(exception, request)) {
+    // Nothing failed here and no one is left to answer; the reply still goes through Fastify
+    // (into a closed socket), so the request's hooks finish as for any other answer.
+    logger.info('request aborted by the client', { correlationId: request.correlationId, operation: operationOf(request.url) });
+  } else if (mapped.unexpected) {
     const error = exception instanceof Error ? exception : new Error(String(exception));
     logger.error('unexpected error', {
       correlationId: request.correlationId,
@@ -34,4 +38,14 @@ export function sendError(
     });
   }
   void reply.status(mapped.status).header('content-type', 'application/json; charset=utf-8').send(mapped.body);
+}
+
+/**
+ * The client closed the connection before its request was read in full: Node fails the body
+ * stream with ECONNRESET ("aborted"), which Fastify's body reader passes on as the request's
+ * error. That is the client's choice, not a fault of the service.
+ */
+function abortedByClient(exception: unknown, request: FastifyRequest): boolean {
+  const code = exception && typeof exception === 'object' ? (exception as { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' && !request.raw.complete;
 }

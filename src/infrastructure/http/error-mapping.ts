@@ -67,7 +67,11 @@ function fromHttpException(error: HttpException): MappedError {
 }
 
 function payloadTooLarge(): MappedError {
-  return expected(400, 'BadRequest', 'The request body is larger than this server accepts (ASSAY_MAX_BODY_BYTES). Send a smaller body.');
+  return expected(
+    400,
+    'BadRequest',
+    'The request body is larger than this operation accepts (ASSAY_MAX_BODY_BYTES for evals.batches.start, at most 16 MiB for the others). Send a smaller body.',
+  );
 }
 
 /** Errors raised by Fastify itself before a handler runs: body parsing and content types. */
@@ -86,6 +90,13 @@ function fromFastifyError(error: unknown): MappedError | null {
     case 'ASSAY_MALFORMED_JSON':
       return expected(400, 'BadRequest', `The request body is not valid JSON: ${String((error as { message?: unknown }).message)}`);
     default:
-      return null;
+      return otherFastifyRefusal(error, code);
   }
+}
+
+/** Any other refusal of Fastify's own (a malformed URL, FST_ERR_BAD_URL): a 400 in the spec's shape. */
+function otherFastifyRefusal(error: object, code: string): MappedError | null {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (!code.startsWith('FST_') || typeof status !== 'number' || status < 400 || status >= 500) return null;
+  return expected(400, 'BadRequest', String((error as { message?: unknown }).message));
 }

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../../shared/ids';
 import type { JsonLogger } from '../logging/json-logger';
+import { limitBodiesPerOperation } from './body-limits';
+import { drainBeforeClosing } from './drain';
+import { requireHostHeader } from './protocol-errors';
 import type { AssayRequest } from './operation.decorator';
 
 const CORRELATION_HEADER = 'x-correlation-id';
@@ -17,11 +20,14 @@ class UnsupportedContentType extends Error {
 }
 
 /**
- * What Nest does not decide: how bodies are parsed (JSON only, bounded), the correlation id of
- * each request and one structured log line per request. Errors raised before a handler runs
- * (body parsing) reach the global exception filter through Nest's own Fastify error handler.
+ * What Nest does not decide: how bodies are parsed (JSON only, bounded per operation), the
+ * correlation id of each request, the Host header HTTP/1.1 requires, reading the rest of a body
+ * an early answer refused, and one structured log line per request. Errors raised before a
+ * handler runs (body parsing) reach the global exception filter through Nest's own Fastify
+ * error handler.
  */
 export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, maxBodyBytes: number): void {
+  limitBodiesPerOperation(fastify, maxBodyBytes);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, body, done) => {
     const text = String(body);
@@ -44,6 +50,9 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
     void reply.header(CORRELATION_HEADER, request.correlationId);
     done();
   });
+
+  requireHostHeader(fastify);
+  drainBeforeClosing(fastify, maxBodyBytes);
 
   fastify.addHook('onResponse', (request: FastifyRequest & Partial<AssayRequest>, reply: FastifyReply, done) => {
     logger.info('request', {

@@ -46,18 +46,17 @@ const TAGGED_CONSTRAINTS: Record<string, IssueTag> = {
  * numeric indexes. One issue per path: the most fundamental problem there (a missing value
  * before a wrong type, a wrong type before a broken bound).
  */
-export function toDecodeIssues(errors: ValidationError[], parentPath: Array<string | number> = []): DecodeIssue[] {
-  const issues: DecodeIssue[] = [];
+export function toDecodeIssues(errors: ValidationError[], parentPath: Array<string | number> = [], issues: DecodeIssue[] = []): DecodeIssue[] {
   for (const error of errors) {
     const path = [...parentPath, pathKey(error.property)];
     const constraints = error.constraints ?? {};
     const names = Object.keys(constraints);
-    if (constraints[EACH_ELEMENT] && names.length === 1) issues.push(...elementIssues(error, path, constraints[EACH_ELEMENT]));
+    // Appended one by one: `push(...list)` passes the list as arguments, and a list of 100,000
+    // issues overflows the stack (a 500).
+    if (constraints[EACH_ELEMENT] && names.length === 1) for (const issue of elementIssues(error, path, constraints[EACH_ELEMENT])) issues.push(issue);
     else if (names.length > 0) issues.push(issueFor(error, path, names.filter((n) => n !== EACH_ELEMENT), constraints));
     // A union no member matched has no member's fields to report: the Composite issue says it all.
-    if (error.children && error.children.length > 0 && !constraints.composite) {
-      issues.push(...toDecodeIssues(error.children, path));
-    }
+    if (error.children && error.children.length > 0 && !constraints.composite) toDecodeIssues(error.children, path, issues);
   }
   return issues;
 }
@@ -103,6 +102,21 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
   if (typeof value === 'object') return 'an object';
   return String(value);
+}
+
+/**
+ * The issues found while building the instance (nested shapes, arrays past their bound) with
+ * class-validator's. Each of the former is the most fundamental problem at its path: what
+ * class-validator says there or beneath it (about the stray array, or the empty one put in
+ * place of an array too long) goes.
+ */
+export function mergeIssues(buildIssues: DecodeIssue[], validatorIssues: DecodeIssue[]): DecodeIssue[] {
+  if (buildIssues.length === 0) return validatorIssues;
+  const key = (path: Array<string | number>) => JSON.stringify(path);
+  const built = new Set(buildIssues.map((issue) => key(issue.path)));
+  // Prefixes, not a scan of the built issues: a body is at most 64 levels deep, its issues many.
+  const covered = (issue: DecodeIssue) => issue.path.some((_part, index) => built.has(key(issue.path.slice(0, index + 1))));
+  return [...buildIssues, ...validatorIssues.filter((issue) => !covered(issue))];
 }
 
 /** A one-line summary of the issues for the error's `message`. */

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { validateSync } from 'class-validator';
-import { DecodeIssue, summarizeIssues, toDecodeIssues } from './decode-issues';
+import { DecodeIssue, mergeIssues, summarizeIssues, toDecodeIssues } from './decode-issues';
 import { bodyShapeIssues } from './body-shape';
 import { passesFlatValidation } from './fast-validation';
 import { instantiate } from './instantiate';
@@ -38,7 +38,8 @@ export class DecodeError extends Error {
 
 /**
  * Decodes every `@Body()` into its DTO class with class-validator, once for all endpoints:
- * the body's shape first (reserved keys, depth), then the instance, then its constraints. A
+ * the body's shape first (reserved keys, depth, keys per object), then the instance (with the
+ * nested shapes class-validator lets through), then its constraints. A
  * body of a flat DTO that passes them is accepted without the full executor; anything else,
  * and every failure, goes through validateSync, which names the issues. Synchronous, as every
  * constraint of the DTOs is: it runs on each parameter of each request, and an async pipe
@@ -55,16 +56,18 @@ export class DecodePipe implements PipeTransform {
     }
     const shapeIssues = bodyShapeIssues(body);
     if (shapeIssues.length > 0) throw new DecodeError(shapeIssues);
-    const instance = instantiate(dto as new () => object, body);
+    const nestedIssues: DecodeIssue[] = [];
+    const instance = instantiate(dto as new () => object, body, nestedIssues);
     const strict = isStrict(dto);
-    if (passesFlatValidation(instance, dto, strict)) return instance;
+    if (nestedIssues.length === 0 && passesFlatValidation(instance, dto, strict)) return instance;
     const errors = validateSync(instance, {
       whitelist: true,
       forbidNonWhitelisted: strict,
       forbidUnknownValues: false,
       validationError: { target: false, value: true },
     });
-    if (errors.length > 0) throw new DecodeError(toDecodeIssues(errors));
+    const issues = mergeIssues(nestedIssues, toDecodeIssues(errors));
+    if (issues.length > 0) throw new DecodeError(issues);
     return instance;
   }
 }

@@ -67,11 +67,15 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
   };
 }
 
-/** For class-transformer's `@Type`: the member class for the value's kind, else a plain object. */
+/**
+ * For class-transformer's `@Type`: the member class for the value's kind, else a plain object.
+ * Only the members' own kinds count: `{"kind": "valueOf"}` (or toString, __proto__,
+ * hasOwnProperty) must not reach Object.prototype and be built as a class (it was a 500).
+ */
 export function unionMember(members: Record<string, Function>) {
   return (options?: { object: Record<string, unknown>; property: string }): Function => {
     const value = options?.object[options.property];
-    const kind = isPlainObject(value) ? (value.kind as string) : undefined;
-    return (kind !== undefined && members[kind]) || Object;
+    const kind = isPlainObject(value) ? value.kind : undefined;
+    return (typeof kind === 'string' && Object.hasOwn(members, kind) && members[kind]) || Object;
   };
 }

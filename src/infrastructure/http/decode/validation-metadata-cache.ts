@@ -38,7 +38,9 @@ export function memoizeValidationMetadata(): void {
   };
   storage.groupByPropertyName = (metadata) => {
     let answer = grouped.get(metadata);
-    if (!answer) grouped.set(metadata, (answer = group(metadata)));
+    // Without a prototype: class-validator's whitelist asks `grouped[key]` for each body key,
+    // and an inherited `hasOwnProperty` (a function of length 1) passed as a known property.
+    if (!answer) grouped.set(metadata, (answer = Object.assign(Object.create(null) as GroupedMetadata, group(metadata))));
     return answer;
   };
   // addValidationSchema registers through addValidationMetadata too.
