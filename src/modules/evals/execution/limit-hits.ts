@@ -25,7 +25,7 @@ export function limitHit(
   if (/Resource temporarily unavailable|Cannot fork|fork: retry/i.test(step.output)) {
     return `a process could not be started: the trial may run at most limits.processes (${limits.processes}) processes`;
   }
-  if (/out of memory|Cannot allocate memory|MemoryError|bad_alloc/i.test(step.output)) {
+  if (/out of memory|Cannot allocate memory|allocation failed|MemoryError|bad_alloc/i.test(step.output)) {
     return `memory ran out: each process may use at most limits.memoryMb (${limits.memoryMb} MB)`;
   }
   if (/No space left on device/i.test(step.output)) return `no space was left: the private /tmp holds at most limits.tmpMb (${limits.tmpMb} MB)`;

@@ -3,15 +3,13 @@ import * as path from 'node:path';
 
 /**
  * The programs that start a sandbox, found by absolute path in the server's own PATH (read when
- * asked, never the trial's) and the system directories: the environment a trial's command gets
- * must not decide which bwrap, prlimit or setpriv runs, as root, before the trial drops to its user.
+ * asked), never the trial's: the environment a trial's command gets must not decide which bwrap,
+ * prlimit or setpriv runs, as root, before the trial drops to its user.
  */
-const SYSTEM_DIRECTORIES = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
-
 export type HostTool = 'bwrap' | 'prlimit' | 'setpriv';
 
 export function findHostTool(name: HostTool): string | null {
-  const searched = [...(process.env.PATH ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry)), ...SYSTEM_DIRECTORIES];
+  const searched = (process.env.PATH ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry));
   for (const directory of searched) {
     const candidate = path.join(directory, name);
     try {

@@ -71,7 +71,7 @@ export class BubblewrapDriver implements SandboxDriver {
 
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch {
     const args = [...systemMounts(), '--dev', '/dev', '--proc', '/proc'];
-    if (options.privateTmp) args.push('--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', '/tmp');
+    if (options.privateTmp) args.push('--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', '/tmp');
     else args.push('--ro-bind', '/tmp', '/tmp');
     args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
     if (options.network) args.push(...resolverMounts(this.hidden));
