@@ -22,11 +22,12 @@ describeWithBubblewrap('TrialRunner: a bubblewrap trial runs as a user of its ow
     writeFileSync(rootOnlyFile, SECRET, { mode: 0o600 });
     const { runner, dataDir } = testRunner(dirs);
     writeFileSync(path.join(dataDir, 'root-only.key'), SECRET, { mode: 0o600 });
-    const run = `echo "uid=$(id -u)"; head -c 40 /etc/shadow; cat ${rootOnlyFile}; grep CapEff /proc/self/status; touch /etc/assay-written && echo wrote-etc; true`;
+    const run = `echo "uid=$(id -u) user=$(whoami)"; node -e "console.log('node-user=' + require('os').userInfo().username)"; head -c 40 /etc/shadow; cat ${rootOnlyFile}; grep CapEff /proc/self/status; touch /etc/assay-written && echo wrote-etc; true`;
     const outcome = await runner.run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
     const output = harnessStep(outcome, run).output;
-    expect(output).toMatch(/^uid=(\d+)$/m);
-    expect(Number(/^uid=(\d+)$/m.exec(output)![1])).toBeGreaterThan(0);
+    expect(output).toMatch(/^uid=(\d+) user=assay-trial$/m);
+    expect(Number(/^uid=(\d+)/m.exec(output)![1])).toBeGreaterThan(0);
+    expect(output).toContain('node-user=assay-trial');
     expect(output).not.toContain('root:');
     expect(output).not.toContain(SECRET);
     expect(output).toContain(`${rootOnlyFile}: Permission denied`);
@@ -102,5 +103,16 @@ describeWithBubblewrap('TrialRunner: per-trial limits (ASSAY_CONFIG limits) fail
     const outcome = await limited({ processes: 64, tmpMb: 8, workspaceMb: 8, memoryMb: 512 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
     expect(outcome).toMatchObject({ status: 'passed', failure: null, exitCode: 0 });
     expect(outcome.filesChanged).toEqual(['small']);
+  });
+});
+
+describeWithBubblewrap('TrialRunner: reserved names never change how the sandbox starts', () => {
+  it('skips PATH, LD_PRELOAD and NODE_OPTIONS from any layer, keeps connector values and other variables', async () => {
+    const { runner } = testRunner(dirs);
+    const env = { PATH: '/nonexistent', LD_PRELOAD: '/nonexistent/evil.so', ASSAY_HARNESS_API_KEY: 'connector-value', MY_SETTING: 'kept' };
+    const profile = { run: 'echo ran > out.txt', env: { NODE_OPTIONS: '--require /nonexistent.js', HOME: '/nonexistent' } };
+    const verify = 'test "$PATH" != /nonexistent && test -z "$LD_PRELOAD" && test -z "$NODE_OPTIONS" && test "$HOME" != /nonexistent && test "$ASSAY_HARNESS_API_KEY" = connector-value && test "$MY_SETTING" = kept && node -e 0';
+    const outcome = await runner.run(trialSpec({ sandbox: BUBBLEWRAP, env, profile, verify }));
+    expect(outcome).toMatchObject({ status: 'passed', failure: null });
   });
 });

@@ -6,7 +6,7 @@ import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
 import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
-import { diskUsage, TrialDirectory } from './workspace/trial-directory';
+import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -109,6 +109,7 @@ export class TrialSession {
       HOME: this.directory.home,
       TMPDIR: this.directory.tmp,
       LANG: process.env.LANG ?? 'C.UTF-8',
+      ...(this.sandbox.user === null ? {} : { USER: TRIAL_ACCOUNT, LOGNAME: TRIAL_ACCOUNT }),
     };
   }
 

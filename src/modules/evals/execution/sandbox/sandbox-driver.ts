@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxDriverName } from '../execution-config';
 import { MEGABYTE, TrialLimits } from '../trial-limits';
@@ -77,6 +77,7 @@ export class BubblewrapDriver implements SandboxDriver {
     if (options.network) args.push(...resolverMounts(this.hidden));
     // bwrap makes missing parents with the host's modes: the trials root (0700, root's) would bar the trial's user.
     args.push('--perms', '0755', '--dir', path.dirname(options.trialDir), '--bind', options.trialDir, options.trialDir);
+    args.push(...accountMounts(options.trialDir));
     if (!options.network) args.push('--unshare-net');
     args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session');
     // As root, setpriv drops the capabilities itself, after it changed user (which needs one).
@@ -127,6 +128,14 @@ export function hidingMounts(paths: readonly string[], alreadyHidden: readonly s
     args.push(...(directory ? ['--tmpfs', target] : ['--ro-bind', '/dev/null', target]));
   }
   return args;
+}
+
+/** The trial directory's passwd and group (written with the trial's user in them) over the host's. */
+function accountMounts(trialDir: string): string[] {
+  return ['passwd', 'group'].flatMap((name) => {
+    const file = path.join(trialDir, name);
+    return existsSync(file) ? ['--ro-bind', file, `/etc/${name}`] : [];
+  });
 }
 
 /** /etc/resolv.conf is often a link into /run (systemd-resolved): bind its target back for DNS. */

@@ -1,4 +1,4 @@
-import { lchown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { lchown, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
 
@@ -21,8 +21,25 @@ export async function createTrialDirectory(trialsRoot: string, sandboxId: string
   await mkdir(root, { mode: 0o700 });
   const directory = { root, workspace: path.join(root, 'workspace'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp') };
   await Promise.all([mkdir(directory.workspace), mkdir(directory.home), mkdir(directory.tmp)]);
+  if (user !== null) await writeAccount(directory, user);
   await handOver(root, user);
   return directory;
+}
+
+/** The name the trial's user has in its sandbox. */
+export const TRIAL_ACCOUNT = 'assay-trial';
+
+/**
+ * The host's passwd and group files with the trial's user added, which the sandbox shows as its
+ * /etc/passwd and /etc/group: programs that look their user up (whoami, ssh, node's
+ * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
+ */
+async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise<void> {
+  const hostFile = (file: string) => readFile(file, 'utf8').then((text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`), () => '');
+  const passwd = `${await hostFile('/etc/passwd')}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`;
+  const group = `${await hostFile('/etc/group')}${TRIAL_ACCOUNT}:x:${user.gid}:\n`;
+  await writeFile(path.join(directory.root, 'passwd'), passwd, { mode: 0o644 });
+  await writeFile(path.join(directory.root, 'group'), group, { mode: 0o644 });
 }
 
 /**
