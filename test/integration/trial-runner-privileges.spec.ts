@@ -55,18 +55,23 @@ describeWithBubblewrap('TrialRunner: per-trial limits (ASSAY_CONFIG limits) fail
 
   (asRoot ? it : it.skip)('a fork loop stops at limits.processes', async () => {
     const run = 'for i in $(seq 1 100); do sleep 5 & done; wait';
-    const outcome = await limited({ processes: 32 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
+    const outcome = await limited({ processes: 32 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run }, verify: 'test -f done' }));
     expect(outcome).toMatchObject({ status: 'failed', voidFields: [], serviceFault: false });
     expect(outcome.failure).toContain('limits.processes (32)');
-    expect(outcome.verifySteps).toEqual([]);
   });
 
   it('a write past the private /tmp stops at limits.tmpMb', async () => {
     const run = 'dd if=/dev/zero of=/tmp/big bs=1M count=20';
-    const outcome = await limited({ tmpMb: 8 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
+    const outcome = await limited({ tmpMb: 8 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run }, verify: 'test -f done' }));
     expect(harnessStep(outcome, run).output).toContain('No space left on device');
     expect(outcome).toMatchObject({ status: 'failed' });
     expect(outcome.failure).toContain('limits.tmpMb (8 MB)');
+  });
+
+  it('a limit read from the output names the failure only when verify fails: an agent that recovered passes', async () => {
+    const run = 'echo "sh: fork: Resource temporarily unavailable" >&2; echo done > done; exit 1';
+    const outcome = await limited({ processes: 32 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run }, verify: 'test -f done' }));
+    expect(outcome).toMatchObject({ status: 'passed', failure: null, exitCode: 1 });
   });
 
   it('a file larger than limits.workspaceMb is cut, and the trial fails', async () => {
@@ -74,6 +79,7 @@ describeWithBubblewrap('TrialRunner: per-trial limits (ASSAY_CONFIG limits) fail
     const outcome = await limited({ workspaceMb: 8 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
     expect(outcome).toMatchObject({ status: 'failed' });
     expect(outcome.failure).toContain('limits.workspaceMb (8 MB)');
+    expect(outcome.verifySteps).toEqual([]);
   });
 
   it('files that together outgrow limits.workspaceMb fail the trial, measured after the step', async () => {
@@ -86,7 +92,7 @@ describeWithBubblewrap('TrialRunner: per-trial limits (ASSAY_CONFIG limits) fail
 
   it('an allocation past limits.memoryMb fails', async () => {
     const run = `node -e "const a = []; for (;;) a.push(Buffer.alloc(16 * 1024 * 1024, 1))"`;
-    const outcome = await limited({ memoryMb: 128 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));
+    const outcome = await limited({ memoryMb: 128 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run }, verify: 'test -f done' }));
     expect(outcome).toMatchObject({ status: 'failed' });
     expect(outcome.failure).toContain('limits.memoryMb (128 MB)');
   });

@@ -1,6 +1,6 @@
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
-import { limitHit } from './limit-hits';
+import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
@@ -40,8 +40,8 @@ export interface StepResult extends CommandResult {
   output: string;
   /** The output kept in memory, unredacted and uncapped: for reading usage, never for display. */
   keptText: string;
-  /** The trial limit the step hit, in words (see limit-hits.ts); null when none. */
-  limit: string | null;
+  /** The trial limit the step hit (see limit-hits.ts); null when none. */
+  limit: LimitHit | null;
 }
 
 /**
@@ -57,6 +57,8 @@ export class TrialSession {
   usage: TrialUsage | null = null;
   /** The harness driver detected that its credentials were refused. */
   authFailed = false;
+  /** A limit the agent's turn seems to have hit (read from its output): the failure if verify fails. */
+  agentLimit: string | null = null;
   modelMs = 0;
   verifyMs = 0;
 

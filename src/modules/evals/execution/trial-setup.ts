@@ -62,7 +62,7 @@ async function cloneRepository(session: TrialSession, url: string, ref: string |
     cloneAccess: true,
   });
   if (clone.timedOut) throw new TrialVoid(`git clone of ${shown} timed out after ${timeoutMs} ms`, ['source']);
-  if (clone.limit !== null) throw new TrialVoid(`git clone of ${shown} hit a limit: ${clone.limit}`, ['source']);
+  if (clone.limit !== null) throw new TrialVoid(`git clone of ${shown} hit a limit: ${clone.limit.reason}`, ['source']);
   if (clone.status !== 0) throw new TrialVoid(`git clone of ${shown} failed: ${lastLine(clone)}`, ['source']);
   if (ref === null) return;
   const checkout = await session.step(`git checkout --quiet ${shellQuote(ref)}`, { env, timeoutMs });
@@ -97,7 +97,7 @@ async function install(session: TrialSession, command: string, env: Record<strin
   const timeoutMs = session.settings.installTimeoutMs;
   const result = await session.step(command, { env, timeoutMs });
   if (result.timedOut) throw new TrialVoid(`${label} timed out after ${timeoutMs} ms`, [field]);
-  if (result.limit !== null) throw new TrialVoid(`${label} hit a limit: ${result.limit}`, [field]);
+  if (result.limit !== null) throw new TrialVoid(`${label} hit a limit: ${result.limit.reason}`, [field]);
   if (result.status !== 0) throw new TrialVoid(`${label} failed with exit code ${result.status}`, [field]);
 }
 

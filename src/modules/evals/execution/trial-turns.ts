@@ -56,8 +56,10 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
   session.filesChanged = changedPaths(before, after);
   session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
   if (result.timedOut) throw new TrialVoid(`timed out after ${session.spec.timeoutMs} ms`, ['harness'], { timed: true });
-  // The agent's own doing: failed, with the limit named, rather than judged by verify.
-  if (result.limit !== null) throw new TrialFailed(`the agent hit a limit: ${result.limit}`);
+  // The agent's own doing: failed with the limit named. A limit read from its output (it may
+  // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.
+  if (result.limit?.certain) throw new TrialFailed(`the agent hit a limit: ${result.limit.reason}`);
+  if (result.limit !== null) session.agentLimit = `the agent hit a limit: ${result.limit.reason}`;
   if (result.exitCode !== 0 && plan.authFailure?.test(result.keptText)) {
     session.authFailed = true;
     throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
@@ -78,11 +80,12 @@ export async function verifyWorkspace(session: TrialSession, env: Record<string,
   session.verifySteps.push({ command: session.redactor.redact(command), exitCode: result.status });
   // `timed` stays false: it reports the agent running out of time, and verify is not the agent.
   if (result.timedOut) throw new TrialVoid(`verify timed out after ${timeoutMs} ms`, ['verify']);
-  if (result.limit !== null) throw new TrialVoid(`verify hit a limit: ${result.limit}`, ['verify']);
+  if (result.limit?.certain) throw new TrialVoid(`verify hit a limit: ${result.limit.reason}`, ['verify']);
   if (result.status === 126 || result.status === 127) {
     const reason = result.status === 127 ? 'command not found' : 'cannot execute';
     const detail = result.output.trim().split('\n').pop() ?? '';
     throw new TrialVoid(`the verify command could not run (exit ${result.status}, ${reason})${detail ? `: ${detail}` : ''}`, ['verify']);
   }
+  if (result.status !== 0 && session.agentLimit !== null) return { ...scored(false), failure: session.agentLimit };
   return scored(result.status === 0);
 }
