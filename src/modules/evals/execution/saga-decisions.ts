@@ -70,7 +70,8 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     const failure = outcome.failure ?? 'the trial was voided';
     events.push({ type: 'TrialVoided', data: { ...ref, ...result, failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault } });
   } else {
-    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status } });
+    const failure = outcome.status === 'failed' && outcome.failure !== null ? { failure: outcome.failure } : {};
+    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status, ...failure } });
   }
   return events;
 }

@@ -51,7 +51,7 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
     case 'TrialScored':
     case 'TrialVoided': {
       const data = event.data;
-      const voided = event.type === 'TrialVoided' ? { failure: event.data.failure, voidFields: event.data.voidFields } : { failure: null, voidFields: [] };
+      const voided = event.type === 'TrialVoided' ? { failure: event.data.failure, voidFields: event.data.voidFields } : { failure: event.data.failure ?? null, voidFields: [] };
       return {
         ...trial,
         status: event.type === 'TrialVoided' ? 'void' : event.data.status,

@@ -29,7 +29,8 @@ export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: numbe
 export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string }>;
 export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef & { entry: TrajectoryCommand }>;
 export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
-export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed' }>;
+/** `failure`: why a failed trial failed when the runner knows (a limit it hit); absent in events stored before it existed. */
+export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed'; failure?: string }>;
 export type TrialVoided = DomainEvent<
   'TrialVoided',
   TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }
