@@ -10,6 +10,7 @@ const SECRET = `root-only-${randomBytes(8).toString('hex')}`;
 const rootOnlyFile = `/etc/assay-test-${randomBytes(6).toString('hex')}`;
 const hostDirectory = `/var/tmp/assay-test-${randomBytes(6).toString('hex')}`;
 const asRoot = process.getuid?.() === 0;
+if (!asRoot) process.stderr.write('Skipping the root-only tests of trial-runner-privileges.spec.ts: trials get a user of their own only when the server runs as root\n');
 
 afterAll(() => {
   dirs.removeAll();

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { bubblewrapMissing } from '../../src/modules/evals/execution/sandbox/host-tools';
 
 /**
@@ -9,7 +10,8 @@ import { bubblewrapMissing } from '../../src/modules/evals/execution/sandbox/hos
 export const bubblewrapAbsent: string | null = bubblewrapMissing();
 
 if (bubblewrapAbsent !== null) {
-  console.warn(`Skipping the bubblewrap tests of this file: ${bubblewrapAbsent}`);
+  // Straight to stderr, as the contract suites do: jest drops console output of a file whose tests all skip.
+  process.stderr.write(`Skipping the bubblewrap tests of ${path.basename(expect.getState().testPath ?? 'this file')}: ${bubblewrapAbsent}\n`);
 }
 
 /** `it` when bubblewrap is usable here, else `it.skip`. */
