@@ -8,7 +8,16 @@ import * as path from 'node:path';
  */
 export type HostTool = 'bwrap' | 'prlimit' | 'setpriv';
 
+/** Found once per tool and server PATH: every step of every trial asks. */
+const found = new Map<string, string | null>();
+
 export function findHostTool(name: HostTool): string | null {
+  const key = `${name}\0${process.env.PATH ?? ''}`;
+  if (!found.has(key)) found.set(key, search(name));
+  return found.get(key) ?? null;
+}
+
+function search(name: HostTool): string | null {
   const searched = (process.env.PATH ?? '').split(path.delimiter).filter((entry) => path.isAbsolute(entry));
   for (const directory of searched) {
     const candidate = path.join(directory, name);
