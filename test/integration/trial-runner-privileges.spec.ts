@@ -75,6 +75,15 @@ describeWithBubblewrap('TrialRunner: per-trial limits (ASSAY_CONFIG limits) fail
     expect(outcome).toMatchObject({ status: 'passed', failure: null, exitCode: 1 });
   });
 
+  it('/dev/shm is writable by the trial and bounded by limits.tmpMb too', async () => {
+    const run = 'dd if=/dev/zero of=/dev/shm/small bs=1M count=2 && echo shm-ok; dd if=/dev/zero of=/dev/shm/big bs=1M count=20';
+    const outcome = await limited({ tmpMb: 8 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run }, verify: 'test -f done' }));
+    const output = harnessStep(outcome, run).output;
+    expect(output).toContain('shm-ok');
+    expect(output).toContain('No space left on device');
+    expect(outcome).toMatchObject({ status: 'failed' });
+  });
+
   it('a file larger than limits.workspaceMb is cut, and the trial fails', async () => {
     const run = 'dd if=/dev/zero of=big bs=1M count=20';
     const outcome = await limited({ workspaceMb: 8 }).run(trialSpec({ sandbox: BUBBLEWRAP, profile: { run } }));

@@ -6,7 +6,7 @@ import { ConfigShape } from './config-shape';
  * a file too large) rather than the host running out:
  * - processes: RLIMIT_NPROC of the trial's own user (bubblewrap, server run as root);
  * - memoryMb: RLIMIT_DATA of each process (heap and private mappings, not reserved address space);
- * - tmpMb: the size of the sandbox's private /tmp, a tmpfs held in RAM (bubblewrap);
+ * - tmpMb: the size of the sandbox's private /tmp, a tmpfs held in RAM, and of /dev/shm (bubblewrap);
  * - workspaceMb: the trial's directory (workspace, home, TMPDIR), measured after every step,
  *   and RLIMIT_FSIZE, so that no single file can outgrow it during a step.
  */

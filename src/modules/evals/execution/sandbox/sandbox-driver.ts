@@ -70,8 +70,10 @@ export class BubblewrapDriver implements SandboxDriver {
   }
 
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch {
-    const args = [...systemMounts(), '--dev', '/dev', '--proc', '/proc'];
-    if (options.privateTmp) args.push('--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', '/tmp');
+    const tmpfs = (target: string) => ['--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', target];
+    // /dev/shm (POSIX shared memory: Python's multiprocessing, browsers) is RAM too: bounded like /tmp.
+    const args = [...systemMounts(), '--dev', '/dev', ...tmpfs('/dev/shm'), '--proc', '/proc'];
+    if (options.privateTmp) args.push(...tmpfs('/tmp'));
     else args.push('--ro-bind', '/tmp', '/tmp');
     args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
     if (options.network) args.push(...resolverMounts(this.hidden));
