@@ -47,8 +47,8 @@ export const processDriver: SandboxDriver = {
 
 /**
  * Hidden in every bubblewrap sandbox: home directories, and /run, whose Unix sockets (D-Bus, a
- * container engine, a local database) stay connectable on a read-only mount and would greet
- * the sandbox's processes as root.
+ * container engine, a local database) stay connectable on a read-only mount. Outside the system
+ * paths, so not bound anyway; covered all the same, should one be a link into a bound place.
  */
 export const ALWAYS_HIDDEN = ['/root', '/home', '/run'];
 
