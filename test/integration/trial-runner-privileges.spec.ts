@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { bareSpawn } from '../../src/modules/evals/execution/sandbox/bare-spawn';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, TempDirs, TEST_SANDBOXES, testRunner, trialSpec } from '../support/trial-fixtures';
 
@@ -130,5 +131,14 @@ describeWithBubblewrap('TrialRunner: reserved names never change how the sandbox
     const verify = 'test "$PATH" != /nonexistent && test -z "$LD_PRELOAD" && test -z "$NODE_OPTIONS" && test "$HOME" != /nonexistent && test "$ASSAY_HARNESS_API_KEY" = connector-value && test "$MY_SETTING" = kept && node -e 0';
     const outcome = await runner.run(trialSpec({ sandbox: BUBBLEWRAP, env, profile, verify }));
     expect(outcome).toMatchObject({ status: 'passed', failure: null });
+  });
+});
+
+describe('the process that starts a sandbox never gets a name that changes how programs start', () => {
+  it('drops LD_PRELOAD, GLIBC_TUNABLES and BASH_ENV at spawn, whatever the caller passed, and keeps the rest', async () => {
+    const workspace = dirs.make('assay-spawn-');
+    const env = { PATH: '/usr/bin:/bin', LD_PRELOAD: '/nonexistent/evil.so', GLIBC_TUNABLES: 'glibc.malloc.check=3', BASH_ENV: '/nonexistent/rc', KEPT: 'yes' };
+    const result = await bareSpawn('process', workspace, 'echo "[$LD_PRELOAD][$GLIBC_TUNABLES][$BASH_ENV][$KEPT]"', { env });
+    expect(result.output.trim()).toBe('[][][][yes]');
   });
 });
