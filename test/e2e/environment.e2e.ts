@@ -94,6 +94,22 @@ describe('environment variables over real HTTP', () => {
     expectDecodeIssue(await set([{ value: 'v' }]), ['variables', 0, 'name'], 'Missing');
   });
 
+  it.each(['PATH', 'HOME', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'ASSAY_TOKEN', 'BASH_ENV', 'NODE_OPTIONS', 'GLIBC_TUNABLES', 'TMPDIR'])(
+    'refuses the reserved name %s with 400 naming it, and stores nothing',
+    async (name) => {
+      const answer = await set([{ name: 'FINE_NAME_BESIDE', value: 'v' }, { name, value: '/somewhere' }]);
+      expectDecodeIssue(answer, ['variables', 1, 'name'], 'Refinement');
+      const issue = answer.body.issues.find((entry: { path: unknown[] }) => entry.path[1] === 1);
+      expect(issue.message).toContain(`"${name}" is a reserved environment variable name`);
+      expect((await list()).map((v) => v.name)).not.toEqual(expect.arrayContaining([name]));
+      expect((await list()).map((v) => v.name)).not.toContain('FINE_NAME_BESIDE');
+    },
+  );
+
+  it('takes names that only resemble reserved ones', async () => {
+    expect((await set([{ name: 'PATH_PREFIX', value: 'v' }, { name: 'MY_HOME', value: 'v' }, { name: 'LDAP_URL', value: 'v' }])).status).toBe(200);
+  });
+
   it('takes values of 1 to 32768 characters, and never echoes one in an error', async () => {
     expect((await set([{ name: 'LONG_VALUE', value: 'v'.repeat(32768) }])).status).toBe(200);
     const tooLong = await set([{ name: 'TOO_LONG', value: 'LEAKPREFIX' + 'v'.repeat(32759) }]);

@@ -41,6 +41,12 @@ describe('evals.batches.start refuses bad input, storing nothing', () => {
     expect((await refused(nested)).issues).toEqual([{ _tag: 'Unexpected', path: ['variants', 0, 'profile', 'bogus'], message: expect.any(String) }]);
   });
 
+  it.each(['PATH', 'LD_PRELOAD', 'ASSAY_MODEL', 'NODE_OPTIONS'])('refuses the reserved name %s in a profile env, naming it', async (name) => {
+    const issues = (await refused(variantWith({ profile: { run: 'true', env: { FINE: '1', [name]: '/x' } } }))).issues;
+    expect(issues).toEqual([{ _tag: 'Refinement', path: ['variants', 0, 'profile', 'env'], message: expect.stringContaining(`"${name}"`) }]);
+    expect(issues[0].message).toContain('not reserved');
+  });
+
   it('checks the counts of cases, variants and trials on both sides', async () => {
     const cases = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, verify: 'true', variables: { word: 'x' } }));
     expect((await refused(startBody({ cases: [] }))).issues[0]).toMatchObject({ _tag: 'Refinement', path: ['cases'] });

@@ -23,7 +23,12 @@ describe('execution config', () => {
       defaultSandbox: null,
       network: false,
       hiddenPaths: [],
+      limits: { processes: 1024, memoryMb: 8192, tmpMb: 1024, workspaceMb: 8192 },
     });
+  });
+
+  it('takes the limits given and keeps the defaults of the others', () => {
+    expect(parseExecutionConfig({ limits: { processes: 32, tmpMb: 8 } }).limits).toEqual({ processes: 32, memoryMb: 8192, tmpMb: 8, workspaceMb: 8192 });
   });
 
   it('treats no file as no configured drivers', () => {
@@ -49,6 +54,11 @@ describe('execution config', () => {
     [{ sandboxes: { sandbox_kind_1: { driver: 'process', network: 'yes' } } }, /sandboxes\.sandbox_kind_1\.network: must be true or false/],
     [{ defaultSandbox: 'vm' }, /defaultSandbox: must be one of/],
     [{ hiddenPaths: ['relative/key'] }, /hiddenPaths\[0\]: must be an absolute path/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { PATH: '/opt/x' } } } }, /harnesses\.harness_kind_1\.env\.PATH: "PATH" is a reserved environment variable name/],
+    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { LD_PRELOAD: 'x.so' } } } }, /env\.LD_PRELOAD: "LD_PRELOAD" is a reserved/],
+    [{ limits: { processes: 0 } }, /limits\.processes: must be a whole number from 1 to 1048576/],
+    [{ limits: { tmpMb: '8' } }, /limits\.tmpMb: must be a whole number/],
+    [{ limits: { diskMb: 8 } }, /limits\.diskMb: unknown key; expected one of processes, memoryMb, tmpMb, workspaceMb/],
   ])('refuses %j, naming the bad key', (raw, message) => {
     expect(() => parseExecutionConfig(raw, 'test')).toThrow(message);
   });

@@ -6,6 +6,7 @@ import { detectDefaultSandbox } from '../../src/modules/evals/execution/sandbox/
 import { processDriver, SandboxDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
 import { BubblewrapDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
 import { createTrialRunner, SandboxTrialRunner } from '../../src/modules/evals/execution/trial-runner';
+import { describeWithBubblewrap, itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
@@ -31,7 +32,7 @@ const MASTER_KEY = 'master-key-material-0f9e8d7c6b5a';
 const connectScript = (target: number) =>
   `node -e "require('net').connect(${target}, '127.0.0.1').on('data', d => process.stdout.write('net:' + d)).on('error', e => console.log('net-error:' + e.code))"`;
 
-describe('TrialRunner: bubblewrap isolation', () => {
+describeWithBubblewrap('TrialRunner: bubblewrap isolation', () => {
   it('picks bubblewrap as the default driver on this host, and says why', async () => {
     const choice = await detectDefaultSandbox();
     expect(choice.driver).toBe('bubblewrap');
@@ -97,7 +98,7 @@ describe('TrialRunner: timeouts and faults', () => {
     expect(await stillRunning(pid)).toBe(false);
   });
 
-  it('kills everything the harness started inside bubblewrap at timeoutMs', async () => {
+  itWithBubblewrap('kills everything the harness started inside bubblewrap at timeoutMs', async () => {
     const { runner } = testRunner(dirs);
     const marker = `${Math.floor(Math.random() * 9e5) + 1e5}.5`;
     const run = `(sleep ${marker} &) ; sleep ${marker}`;
@@ -119,7 +120,7 @@ describe('TrialRunner: timeouts and faults', () => {
     expect(await stillRunning(pid)).toBe(false);
   });
 
-  it('voids with serviceFault when the sandbox itself cannot start', async () => {
+  itWithBubblewrap('voids with serviceFault when the sandbox itself cannot start', async () => {
     const dataDir = dirs.make('assay-data-');
     const broken: SandboxDriver = {
       name: 'bubblewrap',

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { cacheLocation } from '../../src/modules/evals/execution/workspace/cache';
+import { itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, gitRepoWithTwoCommits, harnessStep, PROCESS, sha256, stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
@@ -22,7 +23,7 @@ describe('TrialRunner: workspace source', () => {
     expect(outcome.failure).toContain('must stay inside the workspace');
   });
 
-  it.each([BUBBLEWRAP, PROCESS])('clones a repo source at a tag (%s)', async (sandbox) => {
+  const clonesAtTag = async (sandbox: string) => {
     const { url } = gitRepoWithTwoCommits(dirs);
     const { runner } = testRunner(dirs);
     const outcome = await runner.run(trialSpec({ sandbox, source: { kind: 'repo', url, ref: 'v1' }, verify: 'grep -qx first version.txt && test ! -e added-later.txt' }));
@@ -31,7 +32,9 @@ describe('TrialRunner: workspace source', () => {
       [`git clone --quiet -- '${url}' .`, 0],
       ["git checkout --quiet 'v1'", 0],
     ]);
-  });
+  };
+  itWithBubblewrap(`clones a repo source at a tag (${BUBBLEWRAP}, bubblewrap)`, () => clonesAtTag(BUBBLEWRAP));
+  it(`clones a repo source at a tag (${PROCESS}, process)`, () => clonesAtTag(PROCESS));
 
   it('clones the default branch when ref is null, and a commit when ref is a sha', async () => {
     const { url, firstCommit } = gitRepoWithTwoCommits(dirs);

@@ -39,5 +39,7 @@ export function makeRepository(): { url: string; firstCommit: string } {
   const firstCommit = git('rev-parse', 'HEAD');
   fs.writeFileSync(path.join(dir, 'version.txt'), 'two\n');
   git('commit', '-q', '-am', 'second');
+  // A trial's clone runs as its own unprivileged user: the repository must be world-readable.
+  fs.chmodSync(dir, 0o755);
   return { url: dir, firstCommit };
 }

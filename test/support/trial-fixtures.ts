@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { tempDir } from './temp-dirs';
@@ -93,5 +93,7 @@ export function gitRepoWithTwoCommits(dirs: TempDirs): { url: string; firstCommi
   writeFileSync(path.join(repo, 'added-later.txt'), 'later\n');
   git('add', '.');
   git('commit', '-q', '-m', 'second');
+  // A trial's clone runs as its own unprivileged user: the repository must be world-readable.
+  chmodSync(repo, 0o755);
   return { url: repo, firstCommit };
 }

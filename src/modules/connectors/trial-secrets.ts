@@ -6,6 +6,7 @@ import { SecretUnreadable } from '../../infrastructure/secrets/aes-gcm';
 import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
 import type { Runtime } from '../../runtime';
 import { foldEvents } from '../../shared/decider';
+import { isReservedVariable } from '../../shared/reserved-variables';
 import type { VariantDefinition } from '../evals/shared/definitions';
 import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/execution/trial-environment';
 import { environmentDecider } from '../environment/environment.decider';
@@ -93,6 +94,11 @@ export class TrialSecrets implements TrialEnvironment {
     const env: Record<string, string> = {};
     const secrets: string[] = [];
     for (const [name, variable] of (await readEnvironment(this.eventStore, organization)).variables) {
+      // Stored before reserved names were refused: never given to a trial, never a crash.
+      if (isReservedVariable(name)) {
+        this.logger.warn('reserved environment variable not given to the trial', { organization, name });
+        continue;
+      }
       env[name] = await this.keyRing.open({ kind: 'variable', organization, name }, variable.sealedValue);
       if (variable.secret) secrets.push(env[name]);
     }

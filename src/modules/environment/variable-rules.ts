@@ -1,7 +1,6 @@
 /** The rules of environment variables (issue 6). */
 export const VARIABLE_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
-/** `ASSAY_` names are the service's own: trials get connector values and the prompt under them. */
-export const RESERVED_PREFIX = 'ASSAY_';
+/** Reserved names (PATH, LD_*, `ASSAY_`…) are refused too: see shared/reserved-variables.ts. */
 export const MAX_NAME_LENGTH = 128;
 export const MAX_VALUE_LENGTH = 32768;
 export const MAX_VARIABLES_PER_REQUEST = 100;

@@ -1,13 +1,14 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
-import { MAX_NAME_LENGTH, MAX_VALUE_LENGTH, MAX_VARIABLES_PER_REQUEST, RESERVED_PREFIX, VARIABLE_NAME_PATTERN } from '../variable-rules';
+import { reservedVariableMessage, UNRESERVED_VARIABLE_PATTERN } from '../../../shared/reserved-variables';
+import { MAX_NAME_LENGTH, MAX_VALUE_LENGTH, MAX_VARIABLES_PER_REQUEST, VARIABLE_NAME_PATTERN } from '../variable-rules';
 
 export class VariableDto {
   @IsString({ message: 'Expected a string' })
   @Length(1, MAX_NAME_LENGTH, { message: `must be 1 to ${MAX_NAME_LENGTH} characters` })
   @Matches(VARIABLE_NAME_PATTERN, { message: 'must be upper-case letters, digits and "_", not starting with a digit' })
-  @Matches(new RegExp(`^(?!${RESERVED_PREFIX})`), { message: `must not start with ${RESERVED_PREFIX}: those names are the service's own` })
+  @Matches(UNRESERVED_VARIABLE_PATTERN, { message: ({ value }) => reservedVariableMessage(String(value)) })
   name!: string;
 
   /** Never echoed in an error: the messages below name the bound, not the value. */

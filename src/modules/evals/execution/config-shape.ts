@@ -1,3 +1,5 @@
+import { isReservedVariable, reservedVariableMessage } from '../../../shared/reserved-variables';
+
 /**
  * Small checks for the operator's execution configuration. Every error names the file and the
  * key that is wrong (`harnesses.harness_kind_1.run`), so the operator knows what to fix.
@@ -53,13 +55,18 @@ export function optionalBoolean(shape: ConfigShape, value: unknown, at: string):
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Environment variables: scalar values are taken as their text (YAML reads `1` as a number). */
+/**
+ * Environment variables: scalar values are taken as their text (YAML reads `1` as a number).
+ * Reserved names (PATH, LD_*…) are refused here too: the operator's harness must not change how
+ * the sandbox starts either; a tool outside the PATH is named by its absolute path in `run`.
+ */
 export function stringMap(shape: ConfigShape, value: unknown, at: string): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isShape.record(value)) shape.fail(at, 'must be a mapping of variable names to values');
   const result: Record<string, string> = {};
   for (const [name, entry] of Object.entries(value)) {
     if (!ENV_NAME.test(name)) shape.fail(`${at}.${name}`, 'is not a valid environment variable name');
+    if (isReservedVariable(name)) shape.fail(`${at}.${name}`, reservedVariableMessage(name));
     if (!['string', 'number', 'boolean'].includes(typeof entry)) shape.fail(`${at}.${name}`, 'must be a string');
     result[name] = String(entry);
   }

@@ -5,6 +5,7 @@ import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '../shared/definitions';
 import type { AgentHarness } from '../shared/definitions';
 import { parseUsageRule, UsageRule } from './harness/usage';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
+import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
 
 export { ExecutionConfigError } from './config-shape';
 
@@ -30,6 +31,11 @@ export { ExecutionConfigError } from './config-shape';
  *       cacheWriteTokens: usage.cache_creation_input_tokens
  * sandboxes:
  *   sandbox_kind_1: { driver: bubblewrap, network: true }
+ * limits:                          # per trial; see trial-limits.ts for how each is held
+ *   processes: 1024
+ *   memoryMb: 8192                 # per process
+ *   tmpMb: 1024                    # the private /tmp (RAM)
+ *   workspaceMb: 8192              # workspace, home and TMPDIR together
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -57,6 +63,7 @@ export interface ExecutionConfig {
   defaultSandbox: SandboxDriverName | null;
   network: boolean;
   hiddenPaths: string[];
+  limits: TrialLimits;
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -65,6 +72,7 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   defaultSandbox: null,
   network: false,
   hiddenPaths: [],
+  limits: DEFAULT_TRIAL_LIMITS,
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -86,7 +94,7 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   return parseExecutionConfig(value ?? {}, file);
 }
 
-const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths'];
+const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'limits'];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
 export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
@@ -98,6 +106,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     defaultSandbox: top.defaultSandbox == null ? null : driverName(shape, top.defaultSandbox, 'defaultSandbox'),
     network: optionalBoolean(shape, top.network, 'network') ?? false,
     hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
+    limits: trialLimits(shape, top.limits),
   };
 }
 

@@ -24,12 +24,13 @@ import { HarnessPlan, resolveHarness } from './harness/harness-driver';
 import { failureLine, Redactor } from './output/captured-output';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
 import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
+import { TrialUsers } from './sandbox/trial-user';
 import { voidOutcome } from './void-outcome';
 import type { TrialOutcome, TrialRunner, TrialSpec } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
 import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
-import { internalFault, TrialVoid, Verdict } from './trial-verdict';
+import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialRunnerOptions {
@@ -73,6 +74,8 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
 }
 
 export class SandboxTrialRunner implements TrialRunner {
+  private readonly users = new TrialUsers();
+
   constructor(
     private readonly settings: RunnerSettings,
     private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
@@ -86,18 +89,23 @@ export class SandboxTrialRunner implements TrialRunner {
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
     const startedAt = Date.now();
     const id = `sbx_${randomBytes(8).toString('hex')}`;
+    // The process driver isolates nothing: its trials run as the server, as they always did.
+    const user = sandbox.driver.name === 'bubblewrap' ? this.users.take() : null;
     let directory: TrialDirectory;
     try {
-      directory = await createTrialDirectory(this.settings.trialsRoot, id);
+      directory = await createTrialDirectory(this.settings.trialsRoot, id, user);
     } catch (error) {
+      this.users.give(user);
       const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? error}`, ['sandbox'], { serviceFault: true });
       return unstarted(fault, redactor, plan.version);
     }
-    const session = new TrialSession(spec, this.settings, { ...sandbox, id }, directory, redactor, signal);
+    const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
     const verdict = await this.execute(session, plan);
     await removeTrialDirectory(directory).catch((error: Error) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: error.message }),
     );
+    // Given back only once the directory is gone: no file of this trial is left to the next owner.
+    this.users.give(user);
     const outcome = session.outcome(verdict, plan.version, Date.now() - startedAt);
     return { ...outcome, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
   }
@@ -109,7 +117,7 @@ export class SandboxTrialRunner implements TrialRunner {
       const decided = await runAgentTurn(session, plan, env);
       return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
-      if (error instanceof TrialVoid) return error.verdict;
+      if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
       this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error)?.stack ?? error) });
       return internalFault(error).verdict;
     }

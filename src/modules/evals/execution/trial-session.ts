@@ -1,10 +1,12 @@
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
+import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
+import type { TrialUser } from './sandbox/trial-user';
 import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
-import type { TrialDirectory } from './workspace/trial-directory';
+import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -38,6 +40,8 @@ export interface StepResult extends CommandResult {
   output: string;
   /** The output kept in memory, unredacted and uncapped: for reading usage, never for display. */
   keptText: string;
+  /** The trial limit the step hit (see limit-hits.ts); null when none. */
+  limit: LimitHit | null;
 }
 
 /**
@@ -53,13 +57,15 @@ export class TrialSession {
   usage: TrialUsage | null = null;
   /** The harness driver detected that its credentials were refused. */
   authFailed = false;
+  /** A limit the agent's turn seems to have hit (read from its output): the failure if verify fails. */
+  agentLimit: string | null = null;
   modelMs = 0;
   verifyMs = 0;
 
   constructor(
     readonly spec: TrialSpec,
     readonly settings: RunnerSettings,
-    readonly sandbox: { driver: SandboxDriver; network: boolean; id: string },
+    readonly sandbox: { driver: SandboxDriver; network: boolean; id: string; user: TrialUser | null },
     readonly directory: TrialDirectory,
     readonly redactor: Redactor,
     readonly signal: AbortSignal | undefined,
@@ -73,6 +79,8 @@ export class TrialSession {
       workspace: this.directory.workspace,
       network: options.cloneAccess === true || this.sandbox.network,
       privateTmp: options.cloneAccess !== true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
     });
     const result = await runCommand({ launch, env: options.env, stdin: options.stdin ?? null, timeoutMs: options.timeoutMs, signal: this.signal, collector });
     if (result.aborted) throw interrupted();
@@ -91,7 +99,9 @@ export class TrialSession {
       output,
       outputTruncated: truncated,
     });
-    return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '' };
+    const directoryBytes = await diskUsage(this.directory.root);
+    const limit = limitHit({ status: result.status, output }, this.settings.config.limits, directoryBytes, this.sandbox.driver.name === 'bubblewrap');
+    return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '', limit };
   }
 
   /** The environment of every step: a fresh base, never the service's own (it holds keys). */
@@ -101,6 +111,7 @@ export class TrialSession {
       HOME: this.directory.home,
       TMPDIR: this.directory.tmp,
       LANG: process.env.LANG ?? 'C.UTF-8',
+      ...(this.sandbox.user === null ? {} : { USER: TRIAL_ACCOUNT, LOGNAME: TRIAL_ACCOUNT }),
     };
   }
 

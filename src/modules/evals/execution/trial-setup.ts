@@ -1,9 +1,12 @@
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { CacheSpec } from '../shared/definitions';
 import type { HarnessPlan } from './harness/harness-driver';
 import { shellQuote } from './harness/harness-driver';
 import type { StepResult, TrialSession } from './trial-session';
 import { TrialVoid } from './trial-verdict';
 import { restoreCache, saveCache } from './workspace/cache';
+import { handOver } from './workspace/trial-directory';
 import { WorkspacePathError, writeWorkspaceFile } from './workspace/workspace-paths';
 
 /**
@@ -16,6 +19,8 @@ export async function setUpWorkspace(session: TrialSession, plan: HarnessPlan, e
   const cache = session.spec.cache;
   if (cache !== null) await restore(session, cache);
   await writeFiles(session.directory.workspace, session.spec.profile?.files ?? {}, 'profile');
+  // Written by the service: given to the trial's user before anything of the trial runs again.
+  await handOver(session.directory.workspace, session.sandbox.user);
   if (plan.install !== null) await install(session, plan.install, env, 'harness install', 'harness');
   const profileInstall = session.spec.profile?.install;
   if (profileInstall !== undefined && profileInstall.trim() !== '') await install(session, profileInstall, env, 'install', 'install');
@@ -47,7 +52,7 @@ async function writeFiles(workspace: string, files: Record<string, string>, fiel
  */
 async function cloneRepository(session: TrialSession, url: string, ref: string | null): Promise<void> {
   if (url.startsWith('-') || ref?.startsWith('-')) throw new TrialVoid('the repository url and ref must not start with "-"', ['source']);
-  const env = { ...session.baseEnv(), GIT_TERMINAL_PROMPT: '0' };
+  const env = { ...session.baseEnv(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: await cloneConfig(session) };
   const timeoutMs = session.settings.cloneTimeoutMs;
   const shown = withoutCredentials(url);
   const clone = await session.step(`git clone --quiet -- ${shellQuote(url)} .`, {
@@ -57,11 +62,24 @@ async function cloneRepository(session: TrialSession, url: string, ref: string |
     cloneAccess: true,
   });
   if (clone.timedOut) throw new TrialVoid(`git clone of ${shown} timed out after ${timeoutMs} ms`, ['source']);
+  if (clone.limit !== null) throw new TrialVoid(`git clone of ${shown} hit a limit: ${clone.limit.reason}`, ['source']);
   if (clone.status !== 0) throw new TrialVoid(`git clone of ${shown} failed: ${lastLine(clone)}`, ['source']);
   if (ref === null) return;
   const checkout = await session.step(`git checkout --quiet ${shellQuote(ref)}`, { env, timeoutMs });
   if (checkout.timedOut) throw new TrialVoid(`git checkout of ${ref} timed out after ${timeoutMs} ms`, ['source']);
   if (checkout.status !== 0) throw new TrialVoid(`git checkout of ${ref} in ${shown} failed: ${lastLine(checkout)}`, ['source']);
+}
+
+/**
+ * The clone's git configuration, beside (not in) the trial's home. The clone runs as the trial's
+ * own user, so a repository on the host belongs to someone else, which git refuses ("dubious
+ * ownership") to protect that user from the repository's config; git reads that exception only
+ * from a global file. The clone runs in the sandbox as nobody of the host: nothing to protect.
+ */
+async function cloneConfig(session: TrialSession): Promise<string> {
+  const file = path.join(session.directory.root, 'clone.gitconfig');
+  await writeFile(file, '[safe]\n\tdirectory = *\n', { mode: 0o644 });
+  return file;
 }
 
 /** The URL with any user:password part masked, as the trajectory and failures show it. */
@@ -79,6 +97,7 @@ async function install(session: TrialSession, command: string, env: Record<strin
   const timeoutMs = session.settings.installTimeoutMs;
   const result = await session.step(command, { env, timeoutMs });
   if (result.timedOut) throw new TrialVoid(`${label} timed out after ${timeoutMs} ms`, [field]);
+  if (result.limit !== null) throw new TrialVoid(`${label} hit a limit: ${result.limit.reason}`, [field]);
   if (result.status !== 0) throw new TrialVoid(`${label} failed with exit code ${result.status}`, [field]);
 }
 

@@ -1,7 +1,8 @@
+import { isReservedVariable } from '../../../shared/reserved-variables';
 import type { HarnessPlan } from './harness/harness-driver';
 import { readUsage } from './harness/usage';
 import { envValue, TrialSession } from './trial-session';
-import { ranOutOfTime, scored, TrialVoid, Verdict } from './trial-verdict';
+import { ranOutOfTime, scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import { storeArtifacts } from './workspace/artifacts';
 import { changedPaths, snapshotWorkspace } from './workspace/snapshot';
 
@@ -17,12 +18,26 @@ const MAX_ENV_PROMPT_BYTES = 128 * 1024 - 1;
 export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<string, string> {
   const env: Record<string, string> = { ...session.baseEnv() };
   for (const layer of [plan.env, session.spec.env, session.spec.profile?.env ?? {}]) {
-    for (const [name, value] of Object.entries(layer)) env[name] = envValue(value);
+    for (const [name, value] of Object.entries(layer)) {
+      if (refusedHere(session, name, layer === session.spec.env)) continue;
+      env[name] = envValue(value);
+    }
   }
   const prompt = envValue(session.spec.prompt);
   if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) env.ASSAY_PROMPT = prompt;
   env.ASSAY_MODEL = envValue(session.spec.model);
   return env;
+}
+
+/**
+ * A reserved name (PATH, LD_PRELOAD…) is refused where it is set; one that got in before the
+ * rule (a batch started earlier) is skipped with a warning rather than change how the sandbox
+ * starts. The connector values of the resolved environment are the service's own `ASSAY_` names.
+ */
+function refusedHere(session: TrialSession, name: string, resolved: boolean): boolean {
+  if (!isReservedVariable(name) || (resolved && name.startsWith('ASSAY_'))) return false;
+  session.settings.logger?.warn('reserved environment variable skipped', { trialId: session.spec.trialId, name });
+  return true;
 }
 
 /**
@@ -42,6 +57,10 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
   session.filesChanged = changedPaths(before, after);
   session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
   if (result.timedOut) return ranOutOfTime(session.spec.timeoutMs);
+  // The agent's own doing: failed with the limit named. A limit read from its output (it may
+  // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.
+  if (result.limit?.certain) throw new TrialFailed(`the agent hit a limit: ${result.limit.reason}`);
+  if (result.limit !== null) session.agentLimit = `the agent hit a limit: ${result.limit.reason}`;
   if (result.exitCode !== 0 && plan.authFailure?.test(result.keptText)) {
     session.authFailed = true;
     throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
@@ -63,10 +82,12 @@ export async function verifyWorkspace(session: TrialSession, env: Record<string,
   session.verifySteps.push({ command: session.redactor.redact(command), exitCode: result.status });
   // `timed` stays false: it reports the agent running out of time, and verify is not the agent.
   if (result.timedOut) throw new TrialVoid(`verify timed out after ${timeoutMs} ms`, ['verify']);
+  if (result.limit?.certain) throw new TrialVoid(`verify hit a limit: ${result.limit.reason}`, ['verify']);
   if (result.status === 126 || result.status === 127) {
     const reason = result.status === 127 ? 'command not found' : 'cannot execute';
     const detail = result.output.trim().split('\n').pop() ?? '';
     throw new TrialVoid(`the verify command could not run (exit ${result.status}, ${reason})${detail ? `: ${detail}` : ''}`, ['verify']);
   }
+  if (result.status !== 0 && session.agentLimit !== null) return { ...scored(false), failure: session.agentLimit };
   return scored(result.status === 0);
 }

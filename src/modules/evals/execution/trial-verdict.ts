@@ -32,6 +32,21 @@ export class TrialVoid extends Error {
   }
 }
 
+/**
+ * The agent's own doing ended its turn at a limit (it filled its workspace, forked without
+ * bound): the trial is failed, with the reason, not voided.
+ */
+export class TrialFailed extends Error {
+  constructor(readonly failure: string) {
+    super(failure);
+    this.name = 'TrialFailed';
+  }
+
+  get verdict(): Verdict {
+    return { status: 'failed', failure: this.failure, voidFields: [], serviceFault: false, timed: false };
+  }
+}
+
 export const scored = (passed: boolean): Verdict => ({
   status: passed ? 'passed' : 'failed',
   failure: null,

@@ -20,11 +20,16 @@ import {
 } from 'class-validator';
 import { EachString } from '../../../infrastructure/http/decode/each-element';
 import { IsStringRecord, IsUnionOf, unionMember } from '../../../infrastructure/http/decode/shapes';
+import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '../../../shared/reserved-variables';
 import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from './definitions';
 
 /** The spec's case and suite id rule. */
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A profile's variable: a valid name that is not reserved (PATH, LD_*, ASSAY_*…: they would change how the sandbox starts). */
+const PROFILE_ENV_NAME = new RegExp(`${UNRESERVED_VARIABLE_PATTERN.source}[A-Za-z_][A-Za-z0-9_]*$`);
+const PROFILE_ENV_RULE =
+  `names are letters, digits and "_", not starting with a digit, and not reserved ` +
+  `(${RESERVED_VARIABLE_NAMES.join(', ')}, or starting with ${RESERVED_VARIABLE_PREFIXES.join(', ')})`;
 const present = (field: string) => (object: Record<string, unknown>) => object[field] !== undefined;
 
 export class EmptySourceDto {
@@ -114,7 +119,7 @@ export class ProfileDto {
   @IsOptional() @IsString() @Length(1, 200) name?: string;
   @IsOptional() @IsString() @Length(1, 100000) install?: string;
   @IsOptional() @IsString() @Length(1, 100000) run?: string;
-  @IsOptional() @IsStringRecord({ keyPattern: ENV_NAME, keyRule: 'names are letters, digits and "_", not starting with a digit' })
+  @IsOptional() @IsStringRecord({ keyPattern: PROFILE_ENV_NAME, keyRule: PROFILE_ENV_RULE })
   env?: Record<string, string>;
   @IsOptional() @IsStringRecord() files?: Record<string, string>;
 }

@@ -31,7 +31,7 @@ export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef 
 export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
 /**
  * `failure` says why a trial failed when verify did not decide it (the agent ran out of time:
- * `timed`); null otherwise, and absent from TrialScored events stored before it existed.
+ * `timed`; a limit it hit); null otherwise, and absent from TrialScored events stored before it existed.
  */
 export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed'; failure?: string | null }>;
 export type TrialVoided = DomainEvent<

@@ -1,4 +1,5 @@
 import type { SandboxDriverName } from '../execution-config';
+import { DEFAULT_TRIAL_LIMITS } from '../trial-limits';
 import { OutputCollector } from '../output/captured-output';
 import { BubblewrapDriver, processDriver } from './sandbox-driver';
 import { directLauncher } from './process-launcher';
@@ -12,8 +13,8 @@ export interface BareSpawnResult {
 
 /**
  * One `sh -c command` in a sandbox driver with the same flags a trial uses, and none of the
- * trial machinery (no directory set-up, snapshots, trajectory): the benchmark's baseline for a
- * trial's orchestration overhead. `workspace` must exist; it is the only writable path.
+ * trial machinery (no directory set-up, snapshots, trajectory, user of its own): the benchmark's
+ * baseline for a trial's orchestration overhead. `workspace` must exist; it is the only writable path.
  */
 export async function bareSpawn(
   driver: SandboxDriverName,
@@ -22,7 +23,7 @@ export async function bareSpawn(
   options: { network?: boolean; hiddenPaths?: string[]; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<BareSpawnResult> {
   const sandbox = driver === 'bubblewrap' ? new BubblewrapDriver(options.hiddenPaths ?? []) : processDriver;
-  const launch = sandbox.launch(command, { trialDir: workspace, workspace, network: options.network ?? false, privateTmp: true });
+  const launch = sandbox.launch(command, { trialDir: workspace, workspace, network: options.network ?? false, privateTmp: true, user: null, limits: DEFAULT_TRIAL_LIMITS });
   const collector = new OutputCollector(65_536);
   const env = options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace };
   const started = performance.now();

@@ -1,6 +1,10 @@
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxDriverName } from '../execution-config';
+import { MEGABYTE, TrialLimits } from '../trial-limits';
+import { findHostTool } from './host-tools';
+import { etcSecrets, runtimeMounts, systemMounts } from './system-mounts';
+import type { TrialUser } from './trial-user';
 
 /**
  * A sandbox driver turns "run this shell command in this trial's workspace" into the program to
@@ -13,6 +17,9 @@ export interface SandboxLaunchOptions {
   network: boolean;
   /** False only for the clone, which may read a repository from the host's /tmp. */
   privateTmp: boolean;
+  /** The unprivileged user the command runs as; null when the server itself is not root. */
+  user: TrialUser | null;
+  limits: TrialLimits;
 }
 
 export interface SandboxLaunch {
@@ -28,26 +35,31 @@ export interface SandboxDriver {
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch;
 }
 
-/** A plain child process in the trial's directory: no isolation, for hosts without bubblewrap. */
+/**
+ * A plain child process in the trial's directory: no isolation and no limits but the measured
+ * workspace, for hosts without bubblewrap. The shell is named by its path: a trial's PATH must
+ * not decide what starts.
+ */
 export const processDriver: SandboxDriver = {
   name: 'process',
-  launch: (command, options) => ({ file: 'sh', args: ['-c', command], cwd: options.workspace, reportsStatus: false }),
+  launch: (command, options) => ({ file: '/bin/sh', args: ['-c', command], cwd: options.workspace, reportsStatus: false }),
 };
 
 /**
  * Hidden in every bubblewrap sandbox: home directories, and /run, whose Unix sockets (D-Bus, a
- * container engine, a local database) stay connectable on a read-only mount and would greet
- * the sandbox's processes as root.
+ * container engine, a local database) stay connectable on a read-only mount. Outside the system
+ * paths, so not bound anyway; covered all the same, should one be a link into a bound place.
  */
 export const ALWAYS_HIDDEN = ['/root', '/home', '/run'];
 
 /**
- * bubblewrap: the host's system read-only, fresh /dev and /proc (the service's own processes and
- * their environment, which holds its keys, are not visible), a private /tmp, no capabilities
- * (as root, bwrap would otherwise keep them, and CAP_SYS_ADMIN could unmount what we hide), and
- * no network unless allowed. The data directory, every trial directory, the operator's
- * `hiddenPaths` and ALWAYS_HIDDEN are covered by empty mounts; only this trial's directory is
- * bound back (and, with network, the resolver configuration if it lives in a hidden place).
+ * bubblewrap: only the host's system (SYSTEM_PATHS) read-only, minus the secrets of /etc; fresh
+ * /dev and /proc (the service's own processes and their environment, which holds its keys, are
+ * not visible); a private /tmp of `tmpMb`; no network unless allowed. The data directory, every
+ * trial directory, the operator's `hiddenPaths` and ALWAYS_HIDDEN are covered by empty mounts;
+ * only this trial's directory is bound back. The command then runs under prlimit (the trial's
+ * limits) and, when the server is root, setpriv, which drops to the trial's own user with no
+ * capabilities and no way to regain them (no_new_privs): a root-only host file stays unreadable.
  */
 export class BubblewrapDriver implements SandboxDriver {
   readonly name = 'bubblewrap' as const;
@@ -58,16 +70,40 @@ export class BubblewrapDriver implements SandboxDriver {
   }
 
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch {
-    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-    if (options.privateTmp) args.push('--tmpfs', '/tmp');
-    args.push(...hidingMounts(this.hidden, options.privateTmp ? ['/tmp'] : []));
+    const tmpfs = (target: string) => ['--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', target];
+    // /dev/shm (POSIX shared memory: Python's multiprocessing, browsers) is RAM too: bounded like /tmp.
+    const args = [...systemMounts(), '--dev', '/dev', ...tmpfs('/dev/shm'), '--proc', '/proc'];
+    if (options.privateTmp) args.push(...tmpfs('/tmp'));
+    else args.push('--ro-bind', '/tmp', '/tmp');
+    args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
     if (options.network) args.push(...resolverMounts(this.hidden));
-    args.push('--bind', options.trialDir, options.trialDir);
+    // bwrap makes missing parents with the host's modes: the trials root (0700, root's) would bar the trial's user.
+    args.push('--perms', '0755', '--dir', path.dirname(options.trialDir), '--bind', options.trialDir, options.trialDir);
+    args.push(...accountMounts(options.trialDir));
     if (!options.network) args.push('--unshare-net');
-    args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
-    args.push('--chdir', options.workspace, '--json-status-fd', '3', '--', 'sh', '-c', command);
-    return { file: 'bwrap', args, cwd: options.workspace, reportsStatus: true };
+    args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session');
+    // As root, setpriv drops the capabilities itself, after it changed user (which needs one).
+    if (options.user === null) args.push('--cap-drop', 'ALL');
+    args.push('--chdir', options.workspace, '--json-status-fd', '3', '--', ...trialCommand(command, options));
+    return { file: findHostTool('bwrap') ?? 'bwrap', args, cwd: options.workspace, reportsStatus: true };
   }
+}
+
+/**
+ * prlimit, then setpriv, then the shell, all by absolute path (a name not found on the host is
+ * left as it is: bwrap then fails to start it, and says so). RLIMIT_NPROC is counted per user,
+ * so it is set only when the trial has a user of its own.
+ */
+export function trialCommand(command: string, options: Pick<SandboxLaunchOptions, 'user' | 'limits'>): string[] {
+  const { limits, user } = options;
+  const bound = (megabytes: number) => `${megabytes * MEGABYTE}:${megabytes * MEGABYTE}`;
+  const prlimit = [findHostTool('prlimit') ?? 'prlimit', `--data=${bound(limits.memoryMb)}`, `--fsize=${bound(limits.workspaceMb)}`];
+  if (user !== null) prlimit.push(`--nproc=${limits.processes}:${limits.processes}`);
+  const drop =
+    user === null
+      ? []
+      : [findHostTool('setpriv') ?? 'setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  return [...prlimit, '--', ...drop, '/bin/sh', '-c', command];
 }
 
 /**
@@ -94,6 +130,14 @@ export function hidingMounts(paths: readonly string[], alreadyHidden: readonly s
     args.push(...(directory ? ['--tmpfs', target] : ['--ro-bind', '/dev/null', target]));
   }
   return args;
+}
+
+/** The trial directory's passwd and group (written with the trial's user in them) over the host's. */
+function accountMounts(trialDir: string): string[] {
+  return ['passwd', 'group'].flatMap((name) => {
+    const file = path.join(trialDir, name);
+    return existsSync(file) ? ['--ro-bind', file, `/etc/${name}`] : [];
+  });
 }
 
 /** /etc/resolv.conf is often a link into /run (systemd-resolved): bind its target back for DNS. */

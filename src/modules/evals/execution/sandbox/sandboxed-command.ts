@@ -1,4 +1,5 @@
 import { constants as osConstants } from 'node:os';
+import { changesProgramStart } from '../../../../shared/reserved-variables';
 import type { OutputCollector } from '../output/captured-output';
 import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
 import type { SandboxLaunch } from './sandbox-driver';
@@ -62,7 +63,7 @@ class RunningCommand {
   start(): void {
     const { launch, env, stdin } = this.request;
     const launcher = this.request.launcher ?? sharedSpawnHelper;
-    this.child = launcher.launch({ file: launch.file, args: launch.args, cwd: launch.cwd, env, stdin, fd3: launch.reportsStatus });
+    this.child = launcher.launch({ file: launch.file, args: launch.args, cwd: launch.cwd, env: launchEnv(env), stdin, fd3: launch.reportsStatus });
     this.wire(this.child);
     this.timers.push(setTimeout(() => this.kill('timeout'), this.request.timeoutMs));
     if (this.request.signal?.aborted) this.kill('abort');
@@ -127,6 +128,11 @@ class RunningCommand {
     const ownError = this.request.collector.keptText().split('\n').find((line) => line.startsWith('bwrap:'));
     return `the sandbox failed to start: ${ownError ?? `bwrap exited with ${this.exit.code ?? this.exit.signal}`}`;
   }
+}
+
+/** The command's environment without what would change how its launcher starts (LD_PRELOAD…). */
+function launchEnv(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !changesProgramStart(name)));
 }
 
 function killGroup(pid: number | undefined): void {

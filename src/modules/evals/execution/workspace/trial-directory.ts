@@ -1,5 +1,6 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { lchown, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { TrialUser } from '../sandbox/trial-user';
 
 /**
  * A trial's own directory under the trials root, outside the data directory: the workspace the
@@ -13,13 +14,59 @@ export interface TrialDirectory {
   tmp: string;
 }
 
-export async function createTrialDirectory(trialsRoot: string, sandboxId: string): Promise<TrialDirectory> {
+/** The directory belongs to the trial's user, when it has one: the only place it can write. */
+export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
   const root = path.join(trialsRoot, sandboxId);
   await mkdir(trialsRoot, { recursive: true, mode: 0o700 });
   await mkdir(root, { mode: 0o700 });
   const directory = { root, workspace: path.join(root, 'workspace'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp') };
   await Promise.all([mkdir(directory.workspace), mkdir(directory.home), mkdir(directory.tmp)]);
+  if (user !== null) await writeAccount(directory, user);
+  await handOver(root, user);
   return directory;
+}
+
+/** The name the trial's user has in its sandbox. */
+export const TRIAL_ACCOUNT = 'assay-trial';
+
+/**
+ * The host's passwd and group files with the trial's user added, which the sandbox shows as its
+ * /etc/passwd and /etc/group: programs that look their user up (whoami, ssh, node's
+ * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
+ */
+async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise<void> {
+  const hostFile = (file: string) => readFile(file, 'utf8').then((text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`), () => '');
+  const passwd = `${await hostFile('/etc/passwd')}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`;
+  const group = `${await hostFile('/etc/group')}${TRIAL_ACCOUNT}:x:${user.gid}:\n`;
+  await writeFile(path.join(directory.root, 'passwd'), passwd, { mode: 0o644 });
+  await writeFile(path.join(directory.root, 'group'), group, { mode: 0o644 });
+}
+
+/**
+ * Gives what the service wrote in the trial's directory (source files, the cache, the profile's
+ * files) to the trial's user. Links are changed, never followed, and never descended into.
+ */
+export async function handOver(directory: string, user: TrialUser | null): Promise<void> {
+  if (user === null) return;
+  await lchown(directory, user.uid, user.gid);
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const child = path.join(directory, entry.name);
+    if (entry.isDirectory()) await handOver(child, user);
+    else await lchown(child, user.uid, user.gid);
+  }
+}
+
+/** The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds). */
+export async function diskUsage(directory: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const child = path.join(directory, entry.name);
+    if (entry.isDirectory()) total += await diskUsage(child);
+    const found = await lstat(child).catch(() => null);
+    total += found === null ? 0 : found.blocks * 512;
+  }
+  return total;
 }
 
 export async function removeTrialDirectory(directory: TrialDirectory): Promise<void> {
