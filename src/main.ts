@@ -6,10 +6,12 @@ import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
 import { configureFastify } from './infrastructure/http/fastify-setup';
 import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
+import { holdDataDirectory } from './infrastructure/locks/data-directory-lock';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { withMasterKey } from './infrastructure/secrets/master-key';
 import { createTrialSecrets } from './modules/connectors/trial-secrets';
 import { startTrialExecution } from './modules/evals/execution/execution-host';
+import { claimTrialsRoot, TrialsRoot } from './modules/evals/execution/workspace/trials-root';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
 export interface RunningServer {
@@ -21,14 +23,38 @@ export interface RunningServer {
 
 /** Opens the stores, catches the read models up with the log, then serves the API. */
 export async function startServer(config: AssayConfig, logger = new JsonLogger(config.logLevel)): Promise<RunningServer> {
+  // Held until the server stops: `assay keys rotate-master` refuses to run beside it.
+  const dataDirectory = holdDataDirectory(config.dataDir);
+  let trialsRoot: TrialsRoot | null = null;
+  try {
+    trialsRoot = claimTrials(logger);
+    return await serve(config, logger, trialsRoot, () => {
+      trialsRoot?.close();
+      dataDirectory.release();
+    });
+  } catch (error) {
+    trialsRoot?.close();
+    dataDirectory.release();
+    throw error;
+  }
+}
+
+/** This instance's trials directory, after removing what instances killed before left there. */
+function claimTrials(logger: JsonLogger): TrialsRoot {
+  const { root, removed } = claimTrialsRoot();
+  if (removed.length > 0) logger.info('removed the trial directories of stopped server instances', { removed });
+  return root;
+}
+
+async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: TrialsRoot, release: () => void): Promise<RunningServer> {
   // ASSAY_MASTER_KEY, else the data directory's key file (generated, mode 0600, on first start).
   const runtime = await openRuntime(withMasterKey(config, logger), logger);
   await runtime.projections.start();
   await bootstrapInitialKey(runtime);
-  const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
+  const { saga, policy } = await startTrialExecution(runtime, createTrialSecrets(runtime), trialsRoot);
 
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, skipMiddie: true });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, policy), adapter, {
     logger,
     bodyParser: false,
   });
@@ -47,6 +73,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
       await app.close();
       await saga.stop();
       await closeRuntime(runtime);
+      release();
     })();
     return closing;
   };

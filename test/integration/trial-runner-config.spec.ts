@@ -16,13 +16,15 @@ describe('execution config', () => {
   it('loads a JSON file and fills defaults', () => {
     const file = path.join(dirs.make(), 'assay.json');
     const harness = { version: '2.0', run: 'agent -p {{prompt}}', install: 'echo {{model}}' };
-    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } } }));
+    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } }, allowUnsandboxed: true }));
     expect(loadExecutionConfig(file)).toEqual({
       harnesses: { harness_kind_4: { ...harness, env: {}, usage: null, authFailure: null } },
       sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
       defaultSandbox: null,
       network: false,
       hiddenPaths: [],
+      allowUnsandboxed: true,
+      repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
     });
   });
 

@@ -4,7 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '../shared/definitions';
 import type { AgentHarness } from '../shared/definitions';
 import { parseUsageRule, UsageRule } from './harness/usage';
+import type { RepositoryPolicy } from '../shared/repository-urls';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
+import { checkUnsandboxedConsent, repositoryPolicy } from './operator-safety';
 
 export { ExecutionConfigError } from './config-shape';
 
@@ -30,6 +32,8 @@ export { ExecutionConfigError } from './config-shape';
  *       cacheWriteTokens: usage.cache_creation_input_tokens
  * sandboxes:
  *   sandbox_kind_1: { driver: bubblewrap, network: true }
+ * allowUnsandboxed: false          # must be true for any trial to run under the process driver
+ * repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false }   # source urls
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -57,6 +61,8 @@ export interface ExecutionConfig {
   defaultSandbox: SandboxDriverName | null;
   network: boolean;
   hiddenPaths: string[];
+  allowUnsandboxed: boolean;
+  repositories: RepositoryPolicy;
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -65,6 +71,8 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   defaultSandbox: null,
   network: false,
   hiddenPaths: [],
+  allowUnsandboxed: false,
+  repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -86,19 +94,23 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   return parseExecutionConfig(value ?? {}, file);
 }
 
-const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths'];
+const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'allowUnsandboxed', 'repositories'];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
 export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
   const shape = new ConfigShape(source);
   const top = shape.object(value, '', TOP_KEYS);
-  return {
+  const config: ExecutionConfig = {
     harnesses: harnesses(shape, top.harnesses),
     sandboxes: sandboxes(shape, top.sandboxes),
     defaultSandbox: top.defaultSandbox == null ? null : driverName(shape, top.defaultSandbox, 'defaultSandbox'),
     network: optionalBoolean(shape, top.network, 'network') ?? false,
     hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
+    allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
+    repositories: repositoryPolicy(shape, top.repositories),
   };
+  checkUnsandboxedConsent(shape, config);
+  return config;
 }
 
 function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harnesses'] {
