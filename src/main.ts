@@ -10,7 +10,7 @@ import { holdDataDirectory } from './infrastructure/locks/data-directory-lock';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { withMasterKey } from './infrastructure/secrets/master-key';
 import { createTrialSecrets } from './modules/connectors/trial-secrets';
-import { startTrialExecution } from './modules/evals/execution/execution-host';
+import { startTrialExecution, TrialExecution } from './modules/evals/execution/execution-host';
 import { claimTrialsRoot, TrialsRoot } from './modules/evals/execution/workspace/trials-root';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
@@ -49,9 +49,17 @@ function claimTrials(logger: JsonLogger): TrialsRoot {
 async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: TrialsRoot, release: () => void): Promise<RunningServer> {
   // ASSAY_MASTER_KEY, else the data directory's key file (generated, mode 0600, on first start).
   const runtime = await openRuntime(withMasterKey(config, logger), logger);
-  await runtime.projections.start();
-  await bootstrapInitialKey(runtime);
-  const { saga, policy } = await startTrialExecution(runtime, createTrialSecrets(runtime), trialsRoot);
+  let execution: TrialExecution;
+  try {
+    await runtime.projections.start();
+    await bootstrapInitialKey(runtime);
+    execution = await startTrialExecution(runtime, createTrialSecrets(runtime), trialsRoot);
+  } catch (error) {
+    // A start refused by its configuration leaves nothing open behind it.
+    await closeRuntime(runtime);
+    throw error;
+  }
+  const { saga, policy } = execution;
 
   const adapter = new FastifyAdapter({ bodyLimit: config.maxBodyBytes, logger: false, skipMiddie: true });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, policy), adapter, {
