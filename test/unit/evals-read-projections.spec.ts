@@ -8,6 +8,7 @@ import { CASE_TAGS, CASES, CaseDocument } from '../../src/modules/evals/cases/ca
 import type { EvalCase, VariantDefinition } from '../../src/modules/evals/shared/definitions';
 import { SUITES, SuiteDocument } from '../../src/modules/evals/suites/suite.projection';
 import { emptyCosts } from '../../src/modules/evals/trials/costs';
+import { RunDocument, RUNS } from '../../src/modules/evals/runs/run.projection';
 import { allProjections } from '../../src/projections';
 
 const ORG = 'acme';
@@ -86,5 +87,17 @@ describe('case and suite projections', () => {
     const runner = new ProjectionRunner({} as EventStore, again, allProjections, new JsonLogger('silent'));
     for (const event of log()) await runner.handle(event);
     expect(await documents(again)).toEqual(once);
+  });
+});
+
+describe('the run projection: the sandbox driver that ran a run', () => {
+  it('is null for trials recorded before the field existed, and the recorded driver otherwise, replayed twice alike', async () => {
+    const events = log();
+    const second = events.find((event) => event.type === 'TrialScored' && (event.data as { runId: string }).runId === 'run_2')!;
+    second.data = { ...(second.data as object), sandboxDriver: 'process' };
+    for (const times of [1, 2]) {
+      const runs = await (await project(events, times)).collection<RunDocument>(RUNS).find({}, { sort: { _id: 1 } });
+      expect(runs.map((run) => [run._id, run.sandbox])).toEqual([['run_1', null], ['run_2', 'process']]);
+    }
   });
 });
