@@ -37,7 +37,7 @@ export function repositoryLocation(url: string): RepositoryLocation | { refused:
   }
   if (scheme === 'file') return { transport: 'file', host: null, port: null };
   if (scheme !== undefined) return { refused: `uses ${scheme}://, which is not allowed; use https://` };
-  if (url.includes('::')) return { refused: 'names a git remote helper, which is not allowed; use https://' };
+  if (/^[a-z0-9][a-z0-9+.-]*::/i.test(url)) return { refused: 'names a git remote helper, which is not allowed; use https://' };
   const scpLike = /^(?:[^@/:]+@)?(\[[^\]]+\]|[^/:[\]]+):(?!\/\/)/.exec(url);
   if (scpLike !== null && !url.slice(0, url.indexOf(':')).includes('/')) {
     const host = normalHost(scpLike[1]);
