@@ -7,7 +7,7 @@ import {
 } from '../../src/modules/evals/execution/execution-config';
 import { renderTemplate } from '../../src/modules/evals/execution/harness/harness-driver';
 import { OutputCollector, Redactor, failureLine } from '../../src/modules/evals/execution/output/captured-output';
-import { TempDirs } from '../support/trial-fixtures';
+import { PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.removeAll());
@@ -96,5 +96,16 @@ describe('templates and captured output', () => {
     expect(line).not.toContain('\n');
     expect(line).toHaveLength(240);
     expect(line.startsWith('first second')).toBe(true);
+  });
+});
+
+describe('the runner and the operator\'s consent to unsandboxed trials', () => {
+  it('voids a trial that would run as a plain process when the config does not allow it (a batch from other settings)', async () => {
+    // Built as an object: parsing refuses this config at start, but a runner must not trust that.
+    const config = { ...EMPTY_EXECUTION_CONFIG, sandboxes: { [PROCESS]: { driver: 'process' as const, network: null } } };
+    const { runner } = testRunner(dirs, { config });
+    const outcome = await runner.run(trialSpec({ sandbox: PROCESS }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['sandbox'], serviceFault: false, trajectory: [] });
+    expect(outcome.failure).toBe('sandbox_kind_2 runs trials as plain processes (no isolation), which this server does not allow: set allowUnsandboxed: true in ASSAY_CONFIG');
   });
 });

@@ -26,6 +26,9 @@ export function checkUnsandboxedConsent(shape: ConfigShape, config: ExecutionCon
   }
 }
 
-/** The failure of a trial (or the refusal of a start) that would run unsandboxed without consent. */
-export const UNSANDBOXED_REFUSAL =
-  'bubblewrap does not work on this server, and running trials as plain processes (no isolation) is not allowed: install bubblewrap, or set allowUnsandboxed: true in ASSAY_CONFIG';
+/** The failure of a trial that would run unsandboxed without consent (the start refuses it first). */
+export function unsandboxedRefusal(kind: string | null): string {
+  return kind === null
+    ? 'bubblewrap does not work on this server, and running trials as plain processes (no isolation) is not allowed: install bubblewrap, or set allowUnsandboxed: true in ASSAY_CONFIG'
+    : `${kind} runs trials as plain processes (no isolation), which this server does not allow: set allowUnsandboxed: true in ASSAY_CONFIG`;
+}

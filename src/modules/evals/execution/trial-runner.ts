@@ -23,7 +23,7 @@ import { HostLookup, systemLookup } from './clone-guard';
 import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
 import { HarnessPlan, resolveHarness } from './harness/harness-driver';
 import { failureLine, Redactor } from './output/captured-output';
-import { UNSANDBOXED_REFUSAL } from './operator-safety';
+import { unsandboxedRefusal } from './operator-safety';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
 import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
 import { voidOutcome } from './void-outcome';
@@ -125,12 +125,12 @@ export class SandboxTrialRunner implements TrialRunner {
     if (kind === null) {
       const chosen = await detectDefaultSandbox(config.defaultSandbox);
       // The start refuses such batches; this catches those started before (or by another server).
-      if (chosen.driver === 'process' && !config.allowUnsandboxed) return { failure: UNSANDBOXED_REFUSAL };
+      if (chosen.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(null) };
       return { driver: this.drivers[chosen.driver], network: config.network };
     }
     const definition = Object.hasOwn(config.sandboxes, kind) ? config.sandboxes[kind] : undefined;
     if (definition === undefined) return { failure: `${kind} has no driver configured on this server` };
-    if (definition.driver === 'process' && !config.allowUnsandboxed) return { failure: UNSANDBOXED_REFUSAL };
+    if (definition.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(kind) };
     return { driver: this.drivers[definition.driver], network: definition.network ?? config.network };
   }
 }
