@@ -13,7 +13,10 @@ const KEY = 'assay_bench_orchestration_key_0123456789';
 
 async function serve(parallel: number): Promise<RunningServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-orch-'));
-  const env = { HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ASSAY_INIT_ORG: 'bench', ASSAY_INIT_API_KEY: KEY, ASSAY_MAX_PARALLEL_TRIALS: String(parallel) };
+  // Hosts without bubblewrap measure the process driver, which needs the operator's consent.
+  const config = path.join(dataDir, 'bench-config.yaml');
+  fs.writeFileSync(config, 'allowUnsandboxed: true\n');
+  const env = { HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ASSAY_CONFIG: config, ASSAY_INIT_ORG: 'bench', ASSAY_INIT_API_KEY: KEY, ASSAY_MAX_PARALLEL_TRIALS: String(parallel) };
   return startServer(loadConfig(env), new JsonLogger('silent'));
 }
 

@@ -14,6 +14,7 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { EnvironmentModule } from './modules/environment/environment.module';
 import { EvalsModule } from './modules/evals/evals.module';
+import { EXECUTION_POLICY, ExecutionPolicy } from './modules/evals/shared/execution-policy';
 import { HealthController } from './modules/operations/health.controller';
 import { PromptsModule } from './modules/prompts/prompts.module';
 import { RUNTIME, Runtime } from './runtime';
@@ -22,27 +23,29 @@ import { RUNTIME, Runtime } from './runtime';
 @Global()
 @Module({})
 export class InfrastructureModule {
-  static forRuntime(runtime: Runtime): DynamicModule {
+  static forRuntime(runtime: Runtime, policy: ExecutionPolicy | null): DynamicModule {
     return {
       module: InfrastructureModule,
       providers: [
         { provide: RUNTIME, useValue: runtime },
+        ...(policy ? [{ provide: EXECUTION_POLICY, useValue: policy }] : []),
         { provide: EVENT_STORE, useValue: runtime.eventStore },
         { provide: READ_STORE, useValue: runtime.readStore },
         { provide: CLOCK, useValue: systemClock },
       ],
-      exports: [RUNTIME, EVENT_STORE, READ_STORE, CLOCK],
+      exports: [RUNTIME, EVENT_STORE, READ_STORE, CLOCK, ...(policy ? [EXECUTION_POLICY] : [])],
     };
   }
 }
 
 @Module({})
 export class AppModule {
-  static forRuntime(runtime: Runtime): DynamicModule {
+  /** `policy`: the execution settings the start use cases check (null: the strictest). */
+  static forRuntime(runtime: Runtime, policy: ExecutionPolicy | null = null): DynamicModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRuntime(runtime), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule, ConnectorsModule, EnvironmentModule],
+      imports: [InfrastructureModule.forRuntime(runtime, policy), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule, ConnectorsModule, EnvironmentModule],
       controllers: [HealthController],
       providers: [
         { provide: APP_PIPE, useClass: DecodePipe },

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { ConfigError, isOrganizationId, loadConfig } from './config';
 import type { EventMetadata, EventStore } from './infrastructure/event-store/event-store.port';
+import { holdDataDirectoryAlone } from './infrastructure/locks/data-directory-lock';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { rotateMasterKey } from './infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from './main';
@@ -16,8 +17,9 @@ const USAGE = `Usage: assay <command>
   keys create --org ORG --permissions P1,P2 [--name NAME] [--create-org]
                                           issue an API key; the key is the last line printed.
                                           ORG must exist, unless --create-org creates it
-  keys rotate-master                      re-wrap every data key under a new master key
-                                          (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are
+  keys rotate-master [--force]            re-wrap every data key under a new master key
+                                          (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are;
+                                          refused while a server uses the data directory, unless --force
   projections rebuild                     drop the read models and replay the event log
 
 Permissions: ${PERMISSIONS.join(', ')}`;
@@ -104,16 +106,27 @@ async function requireOrganization(eventStore: EventStore, organization: string,
   }
 }
 
-/** Run with the servers stopped: a running server keeps the old master key until it restarts. */
-async function rotateMaster(): Promise<void> {
+/**
+ * Run with the servers stopped: a running server keeps the old master key until it restarts.
+ * The data directory's lock proves it (servers hold it shared, this command exclusive), and
+ * keeps a server from starting half-way through.
+ */
+async function rotateMaster(args: string[]): Promise<void> {
+  const unknown = args.filter((arg) => arg !== '--force');
+  if (unknown.length > 0) throw new UsageError(`Unexpected argument "${unknown[0]}".`);
   const config = loadConfig();
-  const eventStore = await openEventStore(config);
+  const lock = holdDataDirectoryAlone(config.dataDir, args.includes('--force'), 'assay keys rotate-master');
+  const eventStore = await openEventStore(config).catch((error: unknown) => {
+    lock?.release();
+    throw error;
+  });
   try {
     const report = await rotateMasterKey(config, process.env, eventStore);
     process.stdout.write(`Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`);
     process.stdout.write(report.keySource === 'file' ? 'The key file now holds the new master key.\n' : 'Set ASSAY_MASTER_KEY to the value of ASSAY_NEW_MASTER_KEY, then start the servers.\n');
   } finally {
     await eventStore.close();
+    lock?.release();
   }
 }
 
@@ -141,7 +154,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, subcommand, ...rest] = argv;
   if (command === 'serve') return serve();
   if (command === 'keys' && subcommand === 'create') return createKey(parseFlags(rest));
-  if (command === 'keys' && subcommand === 'rotate-master') return rotateMaster();
+  if (command === 'keys' && subcommand === 'rotate-master') return rotateMaster(rest);
   if (command === 'projections' && subcommand === 'rebuild') return rebuildProjections();
   if (command === undefined || command === 'help' || command === '--help') {
     process.stdout.write(USAGE + '\n');

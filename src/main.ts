@@ -9,10 +9,12 @@ import { sendError } from './infrastructure/http/all-exceptions.filter';
 import { configureFastify } from './infrastructure/http/fastify-setup';
 import { answerClientError } from './infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
+import { holdDataDirectory } from './infrastructure/locks/data-directory-lock';
 import { JsonLogger } from './infrastructure/logging/json-logger';
 import { withMasterKey } from './infrastructure/secrets/master-key';
 import { createTrialSecrets } from './modules/connectors/trial-secrets';
-import { startTrialExecution } from './modules/evals/execution/execution-host';
+import { startTrialExecution, TrialExecution } from './modules/evals/execution/execution-host';
+import { claimTrialsRoot, TrialsRoot } from './modules/evals/execution/workspace/trials-root';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
 export interface RunningServer {
@@ -24,11 +26,43 @@ export interface RunningServer {
 
 /** Opens the stores, catches the read models up with the log, then serves the API. */
 export async function startServer(config: AssayConfig, logger = new JsonLogger(config.logLevel)): Promise<RunningServer> {
+  // Held until the server stops: `assay keys rotate-master` refuses to run beside it.
+  const dataDirectory = holdDataDirectory(config.dataDir);
+  let trialsRoot: TrialsRoot | null = null;
+  try {
+    trialsRoot = claimTrials(logger);
+    return await serve(config, logger, trialsRoot, () => {
+      trialsRoot?.close();
+      dataDirectory.release();
+    });
+  } catch (error) {
+    trialsRoot?.close();
+    dataDirectory.release();
+    throw error;
+  }
+}
+
+/** This instance's trials directory, after removing what instances killed before left there. */
+function claimTrials(logger: JsonLogger): TrialsRoot {
+  const { root, removed } = claimTrialsRoot();
+  if (removed.length > 0) logger.info('removed the trial directories of stopped server instances', { removed });
+  return root;
+}
+
+async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: TrialsRoot, release: () => void): Promise<RunningServer> {
   // ASSAY_MASTER_KEY, else the data directory's key file (generated, mode 0600, on first start).
   const runtime = await openRuntime(withMasterKey(config, logger), logger);
-  await runtime.projections.start();
-  await bootstrapInitialKey(runtime);
-  const saga = await startTrialExecution(runtime, createTrialSecrets(runtime));
+  let execution: TrialExecution;
+  try {
+    await runtime.projections.start();
+    await bootstrapInitialKey(runtime);
+    execution = await startTrialExecution(runtime, createTrialSecrets(runtime), trialsRoot);
+  } catch (error) {
+    // A start refused by its configuration leaves nothing open behind it.
+    await closeRuntime(runtime);
+    throw error;
+  }
+  const { saga, policy } = execution;
 
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxBodyBytes,
@@ -39,7 +73,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
     http: { requireHostHeader: false },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, policy), adapter, {
     logger,
     bodyParser: false,
   });
@@ -58,6 +92,7 @@ export async function startServer(config: AssayConfig, logger = new JsonLogger(c
       await app.close();
       await saga.stop();
       await closeRuntime(runtime);
+      release();
     })();
     return closing;
   };

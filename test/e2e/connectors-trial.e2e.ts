@@ -10,6 +10,8 @@ const VARIABLE = 'trial-variable-secret-1d2e3f4a5b6c';
 const API_KEY = 'sk-trial-connector-7a8b9c0d1e2f3a4b';
 /** A harness whose driver says how to spot refused credentials in its output. */
 const AUTH_CONFIG = `
+allowUnsandboxed: true
+repositories: { allowLocal: true, allowPrivateHosts: true }
 harnesses:
   harness_kind_3:
     version: "1"

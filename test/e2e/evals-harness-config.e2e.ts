@@ -5,6 +5,8 @@ import { startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, startInProcess, tempDir } from '../support/servers';
 
 const CONFIG = `
+allowUnsandboxed: true
+repositories: { allowLocal: true, allowPrivateHosts: true }
 harnesses:
   harness_kind_1:
     version: "9.9.9"

@@ -205,7 +205,7 @@ describe('evals read side: batches and runs', () => {
       const byId = await api.call('evals.runs.get', { id: newest.id });
       expect(newest).toEqual(byId.body);
       expect(Object.keys(newest).sort()).toEqual(
-        ['batchId', 'case', 'costs', 'definitionHash', 'distribution', 'failure', 'finishedAt', 'harnessVersion', 'id', 'local', 'profileVersion', 'setup', 'startedAt', 'status', 'suite', 'trials', 'trigger', 'variant'].sort(),
+        ['batchId', 'case', 'costs', 'definitionHash', 'distribution', 'failure', 'finishedAt', 'harnessVersion', 'id', 'local', 'profileVersion', 'sandbox', 'setup', 'startedAt', 'status', 'suite', 'trials', 'trigger', 'variant'].sort(),
       );
       const mine = await api.call('evals.runs.list', { caseId: 'quick', variant: variantId });
       expect(everything.body.total).toBe(mine.body.total + 1);

@@ -7,7 +7,7 @@ import {
 } from '../../src/modules/evals/execution/execution-config';
 import { renderTemplate } from '../../src/modules/evals/execution/harness/harness-driver';
 import { OutputCollector, Redactor, failureLine } from '../../src/modules/evals/execution/output/captured-output';
-import { TempDirs } from '../support/trial-fixtures';
+import { PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.removeAll());
@@ -16,7 +16,7 @@ describe('execution config', () => {
   it('loads a JSON file and fills defaults', () => {
     const file = path.join(dirs.make(), 'assay.json');
     const harness = { version: '2.0', run: 'agent -p {{prompt}}', install: 'echo {{model}}' };
-    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } } }));
+    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } }, allowUnsandboxed: true }));
     expect(loadExecutionConfig(file)).toEqual({
       harnesses: { harness_kind_4: { ...harness, env: {}, usage: null, authFailure: null } },
       sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
@@ -24,6 +24,8 @@ describe('execution config', () => {
       network: false,
       hiddenPaths: [],
       limits: { processes: 1024, memoryMb: 8192, tmpMb: 1024, workspaceMb: 8192 },
+      allowUnsandboxed: true,
+      repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
     });
   });
 
@@ -107,5 +109,16 @@ describe('templates and captured output', () => {
     expect(line).not.toContain('\n');
     expect(line).toHaveLength(240);
     expect(line.startsWith('first second')).toBe(true);
+  });
+});
+
+describe('the runner and the operator\'s consent to unsandboxed trials', () => {
+  it('voids a trial that would run as a plain process when the config does not allow it (a batch from other settings)', async () => {
+    // Built as an object: parsing refuses this config at start, but a runner must not trust that.
+    const config = { ...EMPTY_EXECUTION_CONFIG, sandboxes: { [PROCESS]: { driver: 'process' as const, network: null } } };
+    const { runner } = testRunner(dirs, { config });
+    const outcome = await runner.run(trialSpec({ sandbox: PROCESS }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['sandbox'], serviceFault: false, trajectory: [] });
+    expect(outcome.failure).toBe('sandbox_kind_2 runs trials as plain processes (no isolation), which this server does not allow: set allowUnsandboxed: true in ASSAY_CONFIG');
   });
 });

@@ -5,6 +5,7 @@ import { parseExecutionConfig } from '../../src/modules/evals/execution/executio
 import { detectDefaultSandbox } from '../../src/modules/evals/execution/sandbox/default-sandbox';
 import { processDriver, SandboxDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
 import { BubblewrapDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
+import { systemLookup } from '../../src/modules/evals/execution/clone-guard';
 import { createTrialRunner, SandboxTrialRunner } from '../../src/modules/evals/execution/trial-runner';
 import { describeWithBubblewrap, itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
@@ -159,11 +160,12 @@ function runnerWithDriver(dataDir: string, driver: SandboxDriver): SandboxTrialR
   const settings = {
     dataDir,
     trialsRoot,
-    config: parseExecutionConfig({ sandboxes: { sandbox_kind_1: { driver: driver.name } } }),
+    config: parseExecutionConfig({ sandboxes: { sandbox_kind_1: { driver: driver.name } }, allowUnsandboxed: true }),
     outputCapBytes: 65536,
     verifyTimeoutMs: 10_000,
     installTimeoutMs: 10_000,
     cloneTimeoutMs: 10_000,
+    lookupHost: systemLookup,
     logger: null,
   };
   const runner = new SandboxTrialRunner(settings, { bubblewrap: driver, process: driver });

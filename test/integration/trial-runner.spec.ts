@@ -122,6 +122,7 @@ describe('TrialRunner: harness, verify and verdict', () => {
         '      aggregate: sum',
         "      inputTokens: 'in=([\\d,]+)'",
         "      outputTokens: 'out=(\\d+)'",
+        'allowUnsandboxed: true',
         'sandboxes:',
         `  ${PROCESS}: { driver: process }`,
       ].join('\n'),

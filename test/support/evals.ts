@@ -29,7 +29,11 @@ export async function waitForBatch(api: ApiClient, batchId: string, timeoutMs = 
 
 /** A real git repository made on the fly: commit 1 tagged v1, then commit 2 on main. */
 export function makeRepository(): { url: string; firstCommit: string } {
-  const dir = tempDir('assay-repo-');
+  return makeRepositoryIn(tempDir('assay-repo-'));
+}
+
+/** The same repository, made in `dir` (a directory the test removes). */
+export function makeRepositoryIn(dir: string): { url: string; firstCommit: string } {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
   git('init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(dir, 'version.txt'), 'one\n');

@@ -13,6 +13,8 @@ import { tempDir } from './temp-dirs';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
+/** The ASSAY_CONFIG of test servers that give none: see the file for what it allows. */
+export const TEST_CONSENT_CONFIG = path.join(__dirname, 'test-consent.yaml');
 
 export { tempDir } from './temp-dirs';
 
@@ -46,7 +48,7 @@ export interface InProcessServer extends RunningServer {
 /** The whole service in the test's process, on a real port, over real stores. */
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessServer> {
   const dataDir = env.ASSAY_DATA_DIR ?? tempDir();
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ...env });
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ASSAY_CONFIG: TEST_CONSENT_CONFIG, ...env });
   const logs = new LogCapture();
   const server = await startServer(config, logs.logger);
   return { ...server, client: new ApiClient(server.url, env.ASSAY_INIT_API_KEY ?? null), logs, dataDir };
@@ -65,7 +67,7 @@ export async function startChild(env: Record<string, string>): Promise<ChildServ
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`);
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ASSAY_CONFIG: TEST_CONSENT_CONFIG, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -27,9 +27,16 @@ export const TEST_SANDBOXES = { sandbox_kind_1: { driver: 'bubblewrap' }, sandbo
 export const BUBBLEWRAP = 'sandbox_kind_1';
 export const PROCESS = 'sandbox_kind_2';
 
-export function testRunner(dirs: TempDirs, options: Partial<TrialRunnerOptions> & { rawConfig?: unknown } = {}): { runner: TrialRunner; dataDir: string } {
+/**
+ * The operator's consent the tests run with (they map sandbox_kind_2 to a plain process, run
+ * without bubblewrap on hosts that lack it, and clone `git init` repositories from local paths).
+ * A test of a refusal sets these keys itself.
+ */
+export const TEST_CONSENT = { allowUnsandboxed: true, repositories: { allowLocal: true, allowPrivateHosts: true } };
+
+export function testRunner(dirs: TempDirs, options: Partial<TrialRunnerOptions> & { rawConfig?: Record<string, unknown> } = {}): { runner: TrialRunner; dataDir: string } {
   const dataDir = options.dataDir ?? dirs.make('assay-data-');
-  const config = options.config ?? parseExecutionConfig(options.rawConfig ?? { sandboxes: TEST_SANDBOXES }, 'test config');
+  const config = options.config ?? parseExecutionConfig({ ...TEST_CONSENT, ...(options.rawConfig ?? { sandboxes: TEST_SANDBOXES }) }, 'test config');
   return { runner: createTrialRunner({ ...options, dataDir, config }), dataDir };
 }
 

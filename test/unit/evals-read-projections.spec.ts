@@ -116,3 +116,15 @@ describe('replaying a log stored before timeouts were scored and empty rates wer
     expect(document.variants[0].distribution).toMatchObject({ passRate: null, commandMedian: null });
   });
 });
+
+describe('the run projection: the sandbox driver that ran a run', () => {
+  it('is null for trials recorded before the field existed, and the recorded driver otherwise, replayed twice alike', async () => {
+    const events = log();
+    const second = events.find((event) => event.type === 'TrialScored' && (event.data as { runId: string }).runId === 'run_2')!;
+    second.data = { ...(second.data as object), sandboxDriver: 'process' };
+    for (const times of [1, 2]) {
+      const runs = await (await project(events, times)).collection<RunDocument>(RUNS).find({}, { sort: { _id: 1 } });
+      expect(runs.map((run) => [run._id, run.sandbox])).toEqual([['run_1', null], ['run_2', 'process']]);
+    }
+  });
+});

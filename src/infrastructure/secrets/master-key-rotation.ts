@@ -6,7 +6,7 @@ import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
 import { openBytes, sealBytes } from './aes-gcm';
 import { dataKeyBindingText } from './bindings';
 import { DATA_KEY_CREATED, dataKeyDecider, DataKeyEvent, dataKeyStream } from './data-key.decider';
-import { generateMasterKey, masterKeyId, masterKeyPath, parseMasterKey, readMasterKeyFile, writeMasterKeyFile } from './master-key';
+import { adoptLegacyKeyFile, generateMasterKey, masterKeyId, masterKeyPath, parseMasterKey, readMasterKeyFile, writeMasterKeyFile } from './master-key';
 
 export interface RotationReport {
   from: string;
@@ -31,6 +31,7 @@ export async function rotateMasterKey(config: AssayConfig, env: Record<string, s
     if (!given) throw new Error('ASSAY_MASTER_KEY is set: give the new key in ASSAY_NEW_MASTER_KEY (openssl rand -base64 32).');
     return { ...(await rewrapDataKeys(eventStore, config.masterKey, given)), keySource: 'environment' };
   }
+  adoptLegacyKeyFile(config.dataDir);
   const file = masterKeyPath(config.dataDir);
   const current = readMasterKeyFile(file);
   if (!current) throw new Error(`There is no master key to rotate: neither ASSAY_MASTER_KEY nor ${file} exists.`);

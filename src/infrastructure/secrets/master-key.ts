@@ -6,11 +6,35 @@ import { sha256Hex } from '../../shared/hash';
 import type { JsonLogger } from '../logging/json-logger';
 import { KEY_BYTES } from './aes-gcm';
 
-/** The embedded default's master key, in the data directory, readable by its owner only. */
-export const MASTER_KEY_FILE = 'master.key';
+/**
+ * The embedded default's master key: `keys/master.key` in the data directory, the directory
+ * 0700 and the file 0600, apart from the event log and artifacts that the data directory's
+ * other readers (a backup, an operator's tools) may see. ASSAY_MASTER_KEY keeps it out of files.
+ */
+export const MASTER_KEY_FILE = path.join('keys', 'master.key');
+/** Where releases before the keys/ directory wrote it; moved at the next start. */
+const LEGACY_MASTER_KEY_FILE = 'master.key';
 
 export function masterKeyPath(dataDir: string): string {
   return path.join(dataDir, MASTER_KEY_FILE);
+}
+
+/** Moves a key file (and a pending rotation's `.next`) from where older releases kept it. */
+export function adoptLegacyKeyFile(dataDir: string): void {
+  const file = masterKeyPath(dataDir);
+  for (const suffix of ['', '.next']) {
+    const legacy = path.join(dataDir, LEGACY_MASTER_KEY_FILE + suffix);
+    if (!fs.existsSync(legacy) || fs.existsSync(file + suffix)) continue;
+    ensureKeyDirectory(file);
+    fs.renameSync(legacy, file + suffix);
+    fs.chmodSync(file + suffix, 0o600);
+  }
+}
+
+function ensureKeyDirectory(file: string): void {
+  fs.mkdirSync(path.dirname(path.dirname(file)), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.chmodSync(path.dirname(file), 0o700);
 }
 
 /** A public fingerprint of a master key: events record which key wraps a data key, never the key. */
@@ -39,7 +63,7 @@ export function readMasterKeyFile(file: string): Buffer | null {
 
 /** Creates the file with mode 0600; refuses to overwrite (`wx`), so two processes cannot race. */
 export function writeMasterKeyFile(file: string, key: Buffer): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  ensureKeyDirectory(file);
   fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
 }
 
@@ -49,6 +73,7 @@ export function writeMasterKeyFile(file: string, key: Buffer): void {
  */
 export function withMasterKey(config: AssayConfig, logger: JsonLogger): AssayConfig {
   if (config.masterKey) return config;
+  adoptLegacyKeyFile(config.dataDir);
   const file = masterKeyPath(config.dataDir);
   let key = readMasterKeyFile(file);
   if (key === null) {
@@ -69,7 +94,10 @@ export function withMasterKey(config: AssayConfig, logger: JsonLogger): AssayCon
   if (config.eventStoreUrl) {
     logger.warn('ASSAY_MASTER_KEY is not set: instances that share EVENTSTORE_URL must share one master key', { file });
   }
-  logger.info('master key loaded', { source: file, masterKeyId: masterKeyId(key) });
+  logger.warn('the master key is read from a file in the data directory; ASSAY_MASTER_KEY is preferred, and under the process sandbox nothing hides the file from trials', {
+    source: file,
+    masterKeyId: masterKeyId(key),
+  });
   return { ...config, masterKey: key };
 }
 
@@ -80,6 +108,7 @@ function warnIfReadableByOthers(file: string, logger: JsonLogger): void {
 
 /** The master key a process that did not start the server uses: configured, else the key file. */
 export function configuredMasterKey(config: Pick<AssayConfig, 'masterKey' | 'dataDir'>): Buffer {
+  if (!config.masterKey) adoptLegacyKeyFile(config.dataDir);
   const key = config.masterKey ?? readMasterKeyFile(masterKeyPath(config.dataDir));
   if (!key) throw new Error(`No master key: set ASSAY_MASTER_KEY or start the server once to create ${masterKeyPath(config.dataDir)}.`);
   return key;

@@ -4,8 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '../shared/definitions';
 import type { AgentHarness } from '../shared/definitions';
 import { parseUsageRule, UsageRule } from './harness/usage';
+import type { RepositoryPolicy } from '../shared/repository-urls';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
 import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
+import { checkUnsandboxedConsent, repositoryPolicy } from './operator-safety';
 
 export { ExecutionConfigError } from './config-shape';
 
@@ -36,6 +38,8 @@ export { ExecutionConfigError } from './config-shape';
  *   memoryMb: 8192                 # per process
  *   tmpMb: 1024                    # the private /tmp (RAM)
  *   workspaceMb: 8192              # workspace, home and TMPDIR together
+ * allowUnsandboxed: false          # must be true for any trial to run under the process driver
+ * repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false }   # source urls
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -64,6 +68,8 @@ export interface ExecutionConfig {
   network: boolean;
   hiddenPaths: string[];
   limits: TrialLimits;
+  allowUnsandboxed: boolean;
+  repositories: RepositoryPolicy;
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -73,6 +79,8 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   network: false,
   hiddenPaths: [],
   limits: DEFAULT_TRIAL_LIMITS,
+  allowUnsandboxed: false,
+  repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -94,20 +102,24 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   return parseExecutionConfig(value ?? {}, file);
 }
 
-const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'limits'];
+const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'limits', 'allowUnsandboxed', 'repositories'];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
 export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
   const shape = new ConfigShape(source);
   const top = shape.object(value, '', TOP_KEYS);
-  return {
+  const config: ExecutionConfig = {
     harnesses: harnesses(shape, top.harnesses),
     sandboxes: sandboxes(shape, top.sandboxes),
     defaultSandbox: top.defaultSandbox == null ? null : driverName(shape, top.defaultSandbox, 'defaultSandbox'),
     network: optionalBoolean(shape, top.network, 'network') ?? false,
     hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
     limits: trialLimits(shape, top.limits),
+    allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
+    repositories: repositoryPolicy(shape, top.repositories),
   };
+  checkUnsandboxedConsent(shape, config);
+  return config;
 }
 
 function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harnesses'] {

@@ -58,6 +58,7 @@ function resultOf(outcome: TrialOutcome, costInput: TrialCostInput): TrialResult
     usage: outcome.usage,
     costs: trialCosts({ ...costInput, usage: outcome.usage }),
     harnessVersion: outcome.harnessVersion,
+    sandboxDriver: outcome.sandboxDriver ?? null,
   };
 }
 

@@ -68,6 +68,8 @@ export interface TrialOutcome {
   sandboxId: string | null;
   usage: TrialUsage | null;
   harnessVersion: string | null;
+  /** The sandbox driver the trial ran under; null or absent when no sandbox was made. */
+  sandboxDriver?: 'bubblewrap' | 'process' | null;
   /** The harness driver detected an authentication failure (its connectors become invalid). */
   authFailed?: boolean;
 }

@@ -19,9 +19,11 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { HostLookup, systemLookup } from './clone-guard';
 import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
 import { HarnessPlan, resolveHarness } from './harness/harness-driver';
 import { failureLine, Redactor } from './output/captured-output';
+import { unsandboxedRefusal } from './operator-safety';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
 import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
 import { TrialUsers } from './sandbox/trial-user';
@@ -46,6 +48,8 @@ export interface TrialRunnerOptions {
   trialsRoot?: string;
   /** More host paths hidden from bubblewrap sandboxes (key files), besides the config's. */
   hiddenPaths?: string[];
+  /** How a repository's host is resolved before a clone; default the system resolver. */
+  lookupHost?: HostLookup;
   logger?: TrialLogger;
 }
 
@@ -67,6 +71,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
     installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
+    lookupHost: options.lookupHost ?? systemLookup,
     logger: options.logger ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
@@ -107,7 +112,7 @@ export class SandboxTrialRunner implements TrialRunner {
     // Given back only once the directory is gone: no file of this trial is left to the next owner.
     this.users.give(user);
     const outcome = session.outcome(verdict, plan.version, Date.now() - startedAt);
-    return { ...outcome, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
+    return { ...outcome, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
   }
 
   private async execute(session: TrialSession, plan: HarnessPlan): Promise<Verdict> {
@@ -127,10 +132,13 @@ export class SandboxTrialRunner implements TrialRunner {
     const { config } = this.settings;
     if (kind === null) {
       const chosen = await detectDefaultSandbox(config.defaultSandbox);
+      // The start refuses such batches; this catches those started before (or by another server).
+      if (chosen.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(null) };
       return { driver: this.drivers[chosen.driver], network: config.network };
     }
     const definition = Object.hasOwn(config.sandboxes, kind) ? config.sandboxes[kind] : undefined;
     if (definition === undefined) return { failure: `${kind} has no driver configured on this server` };
+    if (definition.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(kind) };
     return { driver: this.drivers[definition.driver], network: definition.network ?? config.network };
   }
 }

@@ -1,3 +1,4 @@
+import type { HostLookup } from './clone-guard';
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
 import { LimitHit, limitHit } from './limit-hits';
@@ -21,6 +22,8 @@ export interface RunnerSettings {
   verifyTimeoutMs: number;
   installTimeoutMs: number;
   cloneTimeoutMs: number;
+  /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
+  lookupHost: HostLookup;
   logger: TrialLogger | null;
 }
 

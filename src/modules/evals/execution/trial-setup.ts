@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CacheSpec } from '../shared/definitions';
+import { guardedCloneEnv } from './clone-guard';
 import type { HarnessPlan } from './harness/harness-driver';
 import { shellQuote } from './harness/harness-driver';
 import type { StepResult, TrialSession } from './trial-session';
@@ -52,7 +53,9 @@ async function writeFiles(workspace: string, files: Record<string, string>, fiel
  */
 async function cloneRepository(session: TrialSession, url: string, ref: string | null): Promise<void> {
   if (url.startsWith('-') || ref?.startsWith('-')) throw new TrialVoid('the repository url and ref must not start with "-"', ['source']);
-  const env = { ...session.baseEnv(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: await cloneConfig(session) };
+  const { config, lookupHost } = session.settings;
+  const pinned = await guardedCloneEnv(url, config.repositories, lookupHost);
+  const env = { ...session.baseEnv(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: await cloneConfig(session), ...pinned };
   const timeoutMs = session.settings.cloneTimeoutMs;
   const shown = withoutCredentials(url);
   const clone = await session.step(`git clone --quiet -- ${shellQuote(url)} .`, {

@@ -23,6 +23,8 @@ export type RunDocument = {
   finishedAt: string | null;
   definitionHash: string;
   harnessVersion: string | null;
+  /** The sandbox driver that ran the run's trials (bubblewrap or process); null until one ran. */
+  sandbox: 'bubblewrap' | 'process' | null;
   profileVersion: string | null;
   local: boolean;
   costs: CostRecord;
@@ -49,6 +51,7 @@ function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
     finishedAt: null,
     definitionHash: run.definitionHash,
     harnessVersion: null,
+    sandbox: null,
     profileVersion: run.profileVersion,
     local: false,
     costs: emptyCosts(),
@@ -64,8 +67,10 @@ function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
 function withTrialEvent(run: RunDocument, event: TrialEvent): RunDocument {
   const trials = run.trials.map((trial) => (trial.id === event.data.trialId ? applyTrialEvent(trial, event) : trial));
   const harnessVersion = run.harnessVersion ?? (('harnessVersion' in event.data && event.data.harnessVersion) || null);
+  // Documents stored before this field existed lack it: `?? null` keeps them valid.
+  const sandbox = run.sandbox ?? (('sandboxDriver' in event.data && event.data.sandboxDriver) || null);
   const costs = sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : [])));
-  return { ...run, trials, harnessVersion, costs: trials.some((t) => t.costs) ? costs : emptyCosts(), distribution: computeDistribution(trials) };
+  return { ...run, trials, harnessVersion, sandbox, costs: trials.some((t) => t.costs) ? costs : emptyCosts(), distribution: computeDistribution(trials) };
 }
 
 export const runProjection = documentProjection<RunDocument>({

@@ -23,6 +23,8 @@ export interface TrialResult {
   usage: TrialUsage | null;
   costs: CostRecord;
   harnessVersion: string | null;
+  /** The sandbox driver it ran under; absent in events recorded before it was (and null: none was made). */
+  sandboxDriver?: 'bubblewrap' | 'process' | null;
 }
 
 export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: number; queuedAt: string }>;

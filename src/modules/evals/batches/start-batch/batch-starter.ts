@@ -1,14 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/event-store.port';
 import { executeOnStream } from '../../../../infrastructure/event-store/stream-command';
 import { CommandContext, requestMetadata } from '../../../../shared/caller';
 import { Conflict } from '../../../../shared/errors';
 import { caseDecider } from '../../cases/case.decider';
 import { caseStream } from '../../cases/case.events';
+import { EXECUTION_POLICY, ExecutionPolicy, STRICT_EXECUTION_POLICY } from '../../shared/execution-policy';
 import { suiteDecider, suiteStream } from '../../suites/suite.events';
 import { batchSlotsDecider, batchSlotsStream } from '../batch-slots.decider';
 import { BatchStarted, batchStream, Trigger } from '../batch.events';
 import { planBatch, PlannedBatch } from '../batch-plan';
+import { checkExecutionRules, unsandboxedVariants } from './execution-rules';
 import { idempotencyDecider, idempotencyStream } from './idempotency';
 import { BatchPlan, checkBatchPlan } from './start-rules';
 
@@ -35,10 +37,18 @@ const SLOT_ATTEMPTS = 50;
  */
 @Injectable()
 export class BatchStarter {
-  constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
+  private readonly policy: ExecutionPolicy;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Optional() @Inject(EXECUTION_POLICY) policy?: ExecutionPolicy,
+  ) {
+    this.policy = policy ?? STRICT_EXECUTION_POLICY;
+  }
 
   async start(request: StartRequest): Promise<StartedBatch> {
     checkBatchPlan(request.plan);
+    checkExecutionRules(request.plan, this.policy);
     const { context } = request;
     const organization = context.caller.organization;
     const planned = planBatch(request.plan, organization, context.now);
@@ -63,6 +73,8 @@ export class BatchStarter {
       await this.releaseKey(request, planned.batchId, 'the start failed');
       throw error;
     }
+    const unsandboxed = unsandboxedVariants(request.plan, this.policy);
+    if (unsandboxed.length > 0) this.policy.warnUnsandboxed(planned.batchId, unsandboxed);
     return startedBatch(planned.batchId, planned.runs);
   }
 

@@ -1,0 +1,36 @@
+import { BadRequest, Conflict } from '../../../../shared/errors';
+import type { EvalSource } from '../../shared/definitions';
+import type { ExecutionPolicy } from '../../shared/execution-policy';
+import { repositoryUrlProblem } from '../../shared/repository-urls';
+import type { BatchPlan } from './start-rules';
+
+/**
+ * The start rules that depend on this server's execution settings: a repository source must be
+ * one the operator allows (400, naming the field), and no variant may run unsandboxed without
+ * the operator's consent (409: the request is fine, this server cannot run it).
+ */
+export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): void {
+  checkRepository(plan.suite.source, 'suite.source.url', policy);
+  plan.cases.forEach((evalCase, index) => checkRepository(evalCase.source, `cases[${index}].source.url`, policy));
+  if (policy.allowUnsandboxed) return;
+  plan.variants.forEach((variant, index) => {
+    if (policy.driverFor(variant.sandbox) === 'process') {
+      const which = variant.sandbox === null ? 'variants without a sandbox' : `${variant.sandbox}`;
+      throw new Conflict(
+        `variants[${index}]: ${which} would run as plain processes without isolation on this server, which the operator has not allowed: ` +
+          'install bubblewrap on the server, or set allowUnsandboxed: true in its ASSAY_CONFIG.',
+      );
+    }
+  });
+}
+
+/** The variants of a started batch that run as plain processes: logged loudly per batch. */
+export function unsandboxedVariants(plan: BatchPlan, policy: ExecutionPolicy): number[] {
+  return plan.variants.flatMap((variant, index) => (policy.driverFor(variant.sandbox) === 'process' ? [index] : []));
+}
+
+function checkRepository(source: EvalSource | null, where: string, policy: ExecutionPolicy): void {
+  if (source?.kind !== 'repo') return;
+  const problem = repositoryUrlProblem(source.url, policy.repositories);
+  if (problem !== null) throw new BadRequest(`${where} ${problem}.`);
+}
