@@ -69,3 +69,10 @@ describe('Redactor: a secret and its common encodings', () => {
     expect(redacted.endsWith('[redacted] [redacted]') || /\[redacted\]..? \[redacted\]$/.test(redacted)).toBe(true);
   });
 });
+
+describe('Redactor without secrets', () => {
+  it('is built and leaves output as it is', () => {
+    expect(new Redactor([]).redact('anything at all')).toBe('anything at all');
+    expect(new Redactor(['ab']).dropPartialSecretAtEnd('ends with a')).toBe('ends with a');
+  });
+});

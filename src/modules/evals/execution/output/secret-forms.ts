@@ -14,8 +14,10 @@
  * compression, encryption, and output printed one character per line.
  */
 
-/** Below this many characters a secret is only replaced as itself: its encodings would be too short to be told from other output. */
-export const MIN_ENCODED_SECRET_LENGTH = 8;
+import { MIN_SECRET_VALUE_LENGTH } from '../../../../shared/secret-values';
+
+/** Below this many characters a secret is only replaced as itself (older stored values: new ones are refused). */
+export const MIN_ENCODED_SECRET_LENGTH = MIN_SECRET_VALUE_LENGTH;
 
 export function secretForms(secret: string): string[] {
   const forms = new Set<string>([secret]);

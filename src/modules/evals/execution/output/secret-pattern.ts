@@ -19,7 +19,8 @@ export class SecretPattern {
 
   constructor(forms: readonly string[]) {
     this.forms = [...new Set(forms)].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
-    this.width = Math.min(...this.forms.map((form) => form.length));
+    // With no form the width is 1 and nothing is ever looked for (replace returns at once).
+    this.width = this.forms.length === 0 ? 1 : Math.min(...this.forms.map((form) => form.length));
     this.leaving = power(BASE, this.width - 1);
     // Longest first in each bucket, so the first form found at a position is the longest there.
     for (const form of this.forms) {
