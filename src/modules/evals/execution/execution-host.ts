@@ -1,5 +1,6 @@
+import { KeyRing, keyRingOf } from '../../../infrastructure/secrets/key-ring';
 import type { Runtime } from '../../../runtime';
-import { createTrialRunner, detectDefaultSandbox, loadExecutionConfig } from './index';
+import { ArtifactSealer, createTrialRunner, detectDefaultSandbox, loadExecutionConfig } from './index';
 import { emptyTrialEnvironment, TrialEnvironment } from './trial-environment';
 import { TrialSaga } from './trial-saga';
 
@@ -24,8 +25,14 @@ export async function startTrialExecution(runtime: Runtime, environment: TrialEn
     outputCapBytes: config.execution.outputCapBytes,
     verifyTimeoutMs: config.execution.verifyTimeoutMs,
     logger,
+    artifactSealer: keyRingArtifactSealer(keyRingOf(runtime)),
   });
   const saga = new TrialSaga(runtime.eventStore, runner, environment, logger, { maxParallelTrials: config.execution.maxParallelTrials });
   await saga.start();
   return saga;
+}
+
+/** Artifacts sealed under their organization's data key, bound to it and to their hash. */
+export function keyRingArtifactSealer(keyRing: KeyRing): ArtifactSealer {
+  return { seal: (organization, sha256, content) => keyRing.sealFile({ kind: 'artifact', organization, sha256 }, content) };
 }

@@ -30,6 +30,7 @@ import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
 import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
 import { internalFault, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialRunnerOptions {
@@ -46,6 +47,8 @@ export interface TrialRunnerOptions {
   /** More host paths hidden from bubblewrap sandboxes (key files), besides the config's. */
   hiddenPaths?: string[];
   logger?: TrialLogger;
+  /** Encrypts artifacts at rest (the server's seals under the organization's data key); without one they are kept unencrypted. */
+  artifactSealer?: ArtifactSealer;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -67,6 +70,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     logger: options.logger ?? null,
+    artifactSealer: options.artifactSealer ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });

@@ -4,6 +4,7 @@ import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
 import type { TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialLogger {
@@ -20,6 +21,8 @@ export interface RunnerSettings {
   installTimeoutMs: number;
   cloneTimeoutMs: number;
   logger: TrialLogger | null;
+  /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
+  artifactSealer?: ArtifactSealer | null;
 }
 
 export interface StepOptions {
