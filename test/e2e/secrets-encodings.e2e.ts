@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { executeOnStream } from '../../src/infrastructure/event-store/stream-command';
 import { keyRingOf } from '../../src/infrastructure/secrets/key-ring';
+import { environmentDecider } from '../../src/modules/environment/environment.decider';
+import { environmentStream } from '../../src/modules/environment/environment.events';
+import { previewOf } from '../../src/modules/environment/variable-rules';
 import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
+import { newId } from '../../src/shared/ids';
 import { startBody, waitForBatch } from '../support/evals';
 import { ApiClient } from '../support/http-client';
-import { filesUnder, INIT_KEY, InProcessServer, startInProcess, tempDir } from '../support/servers';
+import { filesUnder, INIT_KEY, InProcessServer, startInProcess, tempDir, waitUntil } from '../support/servers';
 
 /** Characters that base64, percent-encoding and shells all treat specially. */
 const ENV_SECRET = 'env/secret+value=1&more?x y';
@@ -136,5 +141,27 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
     expect(answer.body.issues).toEqual([expect.objectContaining({ _tag: 'Refinement', path: ['values', 'apiKey'] })]);
     expect(answer.text).not.toContain('sk-1234');
     expect((await api.call('connectors.list')).body).toEqual(before);
+  });
+
+  it('keeps working with a short secret stored before the minimum: listed, given to trials, replaced as itself', async () => {
+    // Stored as an older server did, through the domain's own decider: the API now refuses it.
+    const organization = 'acme';
+    const sealedValue = await keyRingOf(server.runtime).seal({ kind: 'variable', organization, name: 'OLD_PIN' }, 'pin42');
+    const variable = { name: 'OLD_PIN', secret: true, sealedValue, preview: previewOf('pin42', true), newVariableId: newId('env') };
+    const metadata = { organization, actor: 'test:older-server', correlationId: 'legacy-pin', causationId: 'legacy-pin' };
+    await executeOnStream(server.runtime.eventStore, environmentStream(organization), environmentDecider, { type: 'SetVariables', organization, variables: [variable], now: new Date() }, metadata);
+
+    // The read model follows the log: wait for it, as a reader after an older server's write would.
+    await waitUntil(async () => (await api.call('environment.list', {})).body.some((listed: { name: string }) => listed.name === 'OLD_PIN'), 10000, 50);
+    const listed = await api.call('environment.list', {});
+    expect(listed.body).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'OLD_PIN', secret: true, preview: '••••••••' })]));
+    const body = startBody({
+      cases: [{ id: 'old-pin', variables: { word: 'x' }, verify: 'test "$OLD_PIN" = pin42' }],
+      variants: [{ harness: 'command', model: 'none', profile: { run: 'echo "pin=$OLD_PIN"' } }],
+    });
+    const batch = await waitForBatch(api, (await api.call('evals.batches.start', body)).body.id);
+    const trial = batch.runs[0].trials[0];
+    expect({ status: trial.status, failure: trial.failure }).toEqual({ status: 'passed', failure: null });
+    expect(trial.trajectory.map((entry: { output: string }) => entry.output).join('')).toContain('pin=[redacted]');
   });
 });
