@@ -35,7 +35,9 @@ const PRINT_FORMS = [
   'done',
   'echo visible-marker',
 ].join('\n');
-const RUN = `(${PRINT_FORMS}) | tee forms.txt; printf 'token=%s\\n' "$ENV_SECRET" > secret.txt`;
+/** Past 16 MiB an artifact is streamed through the sealer rather than read whole. */
+const BIG_BYTES = 17 * 1024 * 1024 + 5;
+const RUN = `(${PRINT_FORMS}) | tee forms.txt; printf 'token=%s\\n' "$ENV_SECRET" > secret.txt; head -c ${BIG_BYTES} /dev/urandom > big.bin`;
 
 const sha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
 
@@ -107,13 +109,13 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
       (await api.call('evals.runs.list', { caseId: 'prints-secrets', page: 1, variant: started.body.runs[0].variantId })).text,
     ];
     expect(answers[2]).toContain(run.id);
-    const files = filesUnder(server.dataDir);
-    expect(files.some((file) => fs.readFileSync(file).includes('visible-marker'))).toBe(true);
+    const files = new Map(filesUnder(server.dataDir).map((file) => [file, fs.readFileSync(file)]));
+    expect([...files.values()].some((bytes) => bytes.includes('visible-marker'))).toBe(true);
     const logs = server.logs.lines.join('\n');
     for (const secret of SECRETS) {
       for (const form of forms(secret)) {
         for (const [index, answer] of answers.entries()) expect({ answer: index, form, found: answer.includes(form) }).toEqual({ answer: index, form, found: false });
-        for (const file of files) expect({ file, form, found: fs.readFileSync(file).includes(form) }).toEqual({ file, form, found: false });
+        for (const [file, bytes] of files) expect({ file, form, found: bytes.includes(form) }).toEqual({ file, form, found: false });
         expect({ form, inLogs: logs.includes(form) }).toEqual({ form, inLogs: false });
       }
     }
@@ -129,6 +131,11 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
     for (const file of filesUnder(server.dataDir)) expect({ file, found: fs.readFileSync(file).includes(kept) }).toEqual({ file, found: false });
     const opened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
     expect(opened.toString('utf8')).toBe(kept);
+    const big = trial.artifacts.find((entry: { path: string }) => entry.path === 'big.bin');
+    expect(big.byteSize).toBe(BIG_BYTES);
+    const bigStored = fs.readFileSync(artifactPath(server.dataDir, 'acme', big.sha256));
+    const bigOpened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: big.sha256 }, bigStored);
+    expect({ byteSize: bigOpened.length, sha256: sha256(bigOpened) }).toEqual({ byteSize: BIG_BYTES, sha256: big.sha256 });
     // Bound to its organization: another one's key ring cannot open it even by asking.
     await expect(keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'globex', sha256: artifact.sha256 }, stored)).rejects.toThrow();
   });

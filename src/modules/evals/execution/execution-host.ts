@@ -34,5 +34,5 @@ export async function startTrialExecution(runtime: Runtime, environment: TrialEn
 
 /** Artifacts sealed under their organization's data key, bound to it and to their hash. */
 export function keyRingArtifactSealer(keyRing: KeyRing): ArtifactSealer {
-  return { seal: (organization, sha256, content) => keyRing.sealFile({ kind: 'artifact', organization, sha256 }, content) };
+  return { begin: (organization, sha256) => keyRing.startSealingFile({ kind: 'artifact', organization, sha256 }) };
 }

@@ -1,18 +1,31 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Redactor } from '../output/captured-output';
 import type { TrialArtifact } from '../trial-runner.port';
 import type { Snapshot } from './snapshot';
 
 /**
- * Encrypts an artifact's content for its organization: what reaches the disk. The server's
- * seals under the organization's data key (so destroying that key shreds its artifacts); the
- * runner takes it as an interface so that it imports no key ring and runs alone.
+ * Encrypts an artifact's content for its organization, as it is written: what reaches the disk.
+ * The server's seals under the organization's data key (so destroying that key shreds its
+ * artifacts); the runner takes it as an interface so that it imports no key ring and runs alone.
  */
 export interface ArtifactSealer {
-  seal(organization: string, sha256: string, content: Buffer): Promise<Buffer>;
+  begin(organization: string, sha256: string): Promise<ArtifactSealing>;
 }
+
+/** The bytes to write first, then each chunk's, then the end's. */
+export interface ArtifactSealing {
+  header: Buffer;
+  update(chunk: Buffer): Buffer;
+  final(): Buffer;
+}
+
+/** Larger files are streamed as they are, never read whole into memory, so never redacted. */
+const REDACTED_UP_TO_BYTES = 16 * 1024 * 1024;
+
+const unsealed: ArtifactSealing = { header: Buffer.alloc(0), update: (chunk) => chunk, final: () => Buffer.alloc(0) };
 
 export interface ArtifactStore {
   dataDir: string;
@@ -23,9 +36,9 @@ export interface ArtifactStore {
 }
 
 /**
- * The files the agent added or changed. A text file (valid UTF-8 without NUL bytes) is redacted
- * as output is; other files are kept as they are. `byteSize` and `sha256` describe the content
- * kept, the redacted text: what opening the stored file gives back. It is kept by content under
+ * The files the agent added or changed. A text file (valid UTF-8 without NUL bytes, up to 16 MiB)
+ * is redacted as output is; other files are kept as they are. `byteSize` and `sha256` describe
+ * the content kept: what opening the stored file gives back. It is kept by content under
  * `<dataDir>/artifacts/<organization key>/<sha256>`, sealed, written once however many trials
  * produce it; a temporary name and a rename keep a half-written copy from carrying the final name.
  */
@@ -33,10 +46,13 @@ export async function storeArtifacts(store: ArtifactStore, workspace: string, be
   const artifacts: TrialArtifact[] = [];
   for (const [relative, entry] of after) {
     if (!entry.regular || entry.size < 1 || before.get(relative)?.sha256 === entry.sha256) continue;
-    const content = keptContent(await readFile(path.join(workspace, relative)), store.redactor);
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    await keepContent(store, sha256, content);
-    artifacts.push({ path: store.redactor.redact(relative), byteSize: content.length, sha256 });
+    const source = path.join(workspace, relative);
+    const bytes = entry.size <= REDACTED_UP_TO_BYTES ? await readFile(source) : null;
+    const text = bytes === null ? null : textOf(bytes);
+    const content = text === null ? bytes : Buffer.from(store.redactor.redact(text), 'utf8');
+    const sha256 = content === null ? entry.sha256 : createHash('sha256').update(content).digest('hex');
+    await keepContent(store, sha256, content ?? source);
+    artifacts.push({ path: store.redactor.redact(relative), byteSize: content?.length ?? entry.size, sha256 });
   }
   return artifacts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -45,11 +61,6 @@ export async function storeArtifacts(store: ArtifactStore, workspace: string, be
 export function artifactPath(dataDir: string, organization: string, sha256: string): string {
   const directory = createHash('sha256').update(`assay-artifacts\0${organization}`).digest('hex').slice(0, 32);
   return path.join(dataDir, 'artifacts', directory, sha256);
-}
-
-function keptContent(bytes: Buffer, redactor: Redactor): Buffer {
-  const text = textOf(bytes);
-  return text === null ? bytes : Buffer.from(redactor.redact(text), 'utf8');
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -63,16 +74,23 @@ function textOf(bytes: Buffer): string | null {
   }
 }
 
-async function keepContent(store: ArtifactStore, sha256: string, content: Buffer): Promise<void> {
+/** Writes the content (read, or a larger file streamed from its path) through the sealer. */
+async function keepContent(store: ArtifactStore, sha256: string, content: Buffer | string): Promise<void> {
   const target = artifactPath(store.dataDir, store.organization, sha256);
   if (await stat(target).then(() => true, () => false)) return;
-  const stored = store.sealer === null ? content : await store.sealer.seal(store.organization, sha256, content);
+  const sealing = store.sealer === null ? unsealed : await store.sealer.begin(store.organization, sha256);
   await mkdir(path.dirname(target), { recursive: true });
   const temporary = path.join(path.dirname(target), `.tmp-${randomBytes(6).toString('hex')}`);
+  const output = await open(temporary, 'wx', 0o600);
   try {
-    await writeFile(temporary, stored, { mode: 0o600 });
+    await output.write(sealing.header);
+    if (typeof content !== 'string') await output.write(sealing.update(content));
+    else for await (const chunk of createReadStream(content)) await output.write(sealing.update(chunk as Buffer));
+    await output.write(sealing.final());
+    await output.close();
     await rename(temporary, target);
   } finally {
+    await output.close().catch(() => undefined);
     await rm(temporary, { force: true });
   }
 }
