@@ -61,6 +61,14 @@ describe('Redactor: a secret and its common encodings', () => {
     expect(redactor.longestSecretBytes).toBeGreaterThanOrEqual(3 * Buffer.byteLength(SECRET));
   });
 
+  it('drops a cut-off start of a long secret in linear time, and keeps what only looks like one', () => {
+    const long = `${'a'.repeat(32767)}b`;
+    const longRedactor = new Redactor([long]);
+    expect(longRedactor.dropPartialSecretAtEnd(`kept ${'a'.repeat(30000)}`)).toBe('kept ');
+    expect(longRedactor.dropPartialSecretAtEnd(`kept ${'a'.repeat(30000)}c`)).toBe(`kept ${'a'.repeat(30000)}c`);
+    expect(redactor.dropPartialSecretAtEnd(`out: ${SECRET.slice(0, 5)}`)).toBe('out: ');
+  });
+
   it('finds forms in a long output with many secrets', () => {
     const secrets = Array.from({ length: 100 }, (_, index) => `secret-value-${index}-${'q'.repeat(index % 7)}`);
     const many = new Redactor(secrets);
