@@ -8,8 +8,8 @@ export const MAX_VALUE_LENGTH = 32768;
 
 /**
  * Checks `values` against the auth method's fields: each required field given, no field it
- * does not have, each value 1 to 32768 characters, a secret one at least 8. A refusal names the field (path
- * `["values", name]`) and never echoes a value.
+ * does not have, each value 1 to 32768 characters, a secret one at least 8. A refusal names the
+ * field (path `["values", name]`) and never echoes a value.
  */
 export function checkValues(method: AuthMethod, values: Record<string, string>): void {
   const issues: DecodeIssue[] = [];
