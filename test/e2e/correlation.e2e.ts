@@ -46,7 +46,7 @@ describe('correlation ids over real HTTP', () => {
     expect((await write('auth.keys.revoke', { id: key.answer.body.id })).types()).toEqual(['ApiKeyRevoked']);
     expect((await write('prompts.versions.create', { id: 'audited/prompt', content: 'one' })).types().length).toBeGreaterThan(0);
     expect((await write('prompts.promote', { id: 'audited/prompt', channel: 'production', version: 1 })).types().length).toBeGreaterThan(0);
-    expect((await write('environment.set', { variables: [{ name: 'AUDITED', value: 'v' }] })).types().length).toBeGreaterThan(0);
+    expect((await write('environment.set', { variables: [{ name: 'AUDITED', value: 'audited-value' }] })).types().length).toBeGreaterThan(0);
     expect((await write('environment.remove', { name: 'AUDITED' })).types().length).toBeGreaterThan(0);
     const connector = await write('connectors.add', { integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'audited', values: { apiKey: 'sk-audited-0123456789' } });
     expect(connector.types().length).toBeGreaterThan(0);

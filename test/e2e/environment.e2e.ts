@@ -68,7 +68,18 @@ describe('environment variables over real HTTP', () => {
   it('previews a secret under 20 characters as dots, a longer one as dots and its last 4', async () => {
     expect((await one({ name: 'SECRET_19', value: 'abcdefghijklmnopqrs', secret: true })).preview).toBe('••••••••');
     expect((await one({ name: 'SECRET_20', value: 'abcdefghijklmnopWXYZ', secret: true })).preview).toBe('••••WXYZ');
-    expect((await one({ name: 'SECRET_1', value: 'z' })).preview).toBe('••••••••');
+    expect((await one({ name: 'SECRET_8', value: 'abcdefgh' })).preview).toBe('••••••••');
+  });
+
+  it('refuses a secret value under 8 characters with 400 naming the variable, and stores nothing of the request', async () => {
+    const before = await list();
+    const answer = await set([{ name: 'LONG_ENOUGH', value: 'long-enough-value' }, { name: 'SHORT_TOKEN', value: 'hunter2' }]);
+    expectDecodeIssue(answer, ['variables', 1, 'value'], 'Refinement');
+    expect(answer.body.message).toContain('SHORT_TOKEN');
+    expect(answer.text).not.toContain('hunter2');
+    expect(await list()).toEqual(before);
+    // Exactly 8 is a secret; a short value that is not secret is a setting like any other.
+    expect((await set([{ name: 'EIGHT_TOKEN', value: 'hunter22' }, { name: 'SHORT_PLAIN', value: 'on', secret: false }])).status).toBe(200);
   });
 
   it('replaces an existing name, keeping its id and creation time and incrementing its revision', async () => {
@@ -82,9 +93,9 @@ describe('environment variables over real HTTP', () => {
   });
 
   it('takes names of the pattern, up to 128 characters, not starting with ASSAY_', async () => {
-    expect((await set([{ name: 'N'.repeat(128), value: 'v' }])).status).toBe(200);
-    expect((await set([{ name: '_UNDERSCORE_1', value: 'v' }])).status).toBe(200);
-    expect((await set([{ name: 'ASSAY', value: 'v' }])).status).toBe(200);
+    expect((await set([{ name: 'N'.repeat(128), value: 'v', secret: false }])).status).toBe(200);
+    expect((await set([{ name: '_UNDERSCORE_1', value: 'v', secret: false }])).status).toBe(200);
+    expect((await set([{ name: 'ASSAY', value: 'v', secret: false }])).status).toBe(200);
     expectDecodeIssue(await set([{ name: 'N'.repeat(129), value: 'v' }]), ['variables', 0, 'name'], 'Refinement');
     expectDecodeIssue(await set([{ name: 'ASSAY_TOKEN', value: 'v' }]), ['variables', 0, 'name'], 'Refinement');
     expectDecodeIssue(await set([{ name: 'lower_case', value: 'v' }]), ['variables', 0, 'name'], 'Refinement');
@@ -123,7 +134,7 @@ describe('environment variables over real HTTP', () => {
   });
 
   it('takes at most 100 variables per request', async () => {
-    const variables = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => ({ name: `${prefix}_${i}`, value: `value-${i}` }));
+    const variables = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => ({ name: `${prefix}_${i}`, value: `secret-value-${i}` }));
     const hundred = await set(variables(100, 'BULK'));
     expect(hundred.status).toBe(200);
     expect(hundred.body).toHaveLength(100);
@@ -158,12 +169,12 @@ describe('environment variables over real HTTP', () => {
     expectError(await api.call('environment.remove', { name: 'NEVER_SET' }), 404, 'NotFound');
     expectDecodeIssue(await api.call('environment.remove', {}), ['name'], 'Missing');
     // Set again after removal: a new variable, revision 1.
-    expect(await one({ name: 'ZZ_LAST', value: 'again' })).toMatchObject({ revision: 1 });
+    expect(await one({ name: 'ZZ_LAST', value: 'again-secret-000' })).toMatchObject({ revision: 1 });
   });
 
   it("keeps organizations apart", async () => {
     const globex = await keyFor(server, 'globex', ['environment:read', 'environment:write']);
-    expect((await set([{ name: 'GLOBEX_ONLY', value: 'g' }], globex)).status).toBe(200);
+    expect((await set([{ name: 'GLOBEX_ONLY', value: 'globex-secret-value' }], globex)).status).toBe(200);
     expect((await list()).map((v) => v.name)).not.toContain('GLOBEX_ONLY');
     expect((await list(globex)).map((v) => v.name)).toEqual(['GLOBEX_ONLY']);
     expectError(await api.call('environment.remove', { name: 'GLOBEX_ONLY' }), 404, 'NotFound');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { keyRingOf } from '../../src/infrastructure/secrets/key-ring';
+import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
 import { ApiClient } from '../support/http-client';
 import { makeRepository, startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
@@ -59,7 +60,11 @@ describe('evals: batches run their trials', () => {
     const trial = batch.runs[0].trials[0];
     const artifact = trial.artifacts.find((a: any) => a.path === 'out.txt');
     expect(artifact).toEqual({ path: 'out.txt', byteSize: 6, sha256: createHash('sha256').update('hello\n').digest('hex') });
-    expect(fs.readFileSync(path.join(server.dataDir, 'artifacts', artifact.sha256), 'utf8')).toBe('hello\n');
+    // Sealed under acme's data key: only the key ring opens it, and to the content the sha256 names.
+    const stored = fs.readFileSync(artifactPath(server.dataDir, 'acme', artifact.sha256));
+    expect(stored.includes('hello')).toBe(false);
+    const opened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
+    expect(opened.toString('utf8')).toBe('hello\n');
   });
 
   it('materializes a files source', async () => {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
 import { cacheLocation } from '../../src/modules/evals/execution/workspace/cache';
 import { itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, gitRepoWithTwoCommits, harnessStep, PROCESS, sha256, stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
@@ -86,10 +87,26 @@ describe('TrialRunner: changed files and artifacts', () => {
       { path: 'deep/er/file.txt', byteSize: 6, sha256: sha256('nested') },
     ]);
     for (const artifact of outcome.artifacts) {
-      const stored = readFileSync(path.join(dataDir, 'artifacts', artifact.sha256));
+      const stored = readFileSync(artifactPath(dataDir, 'acme', artifact.sha256));
       expect(sha256(stored)).toBe(artifact.sha256);
     }
-    expect(readdirSync(path.join(dataDir, 'artifacts')).filter((name) => name.startsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(path.dirname(artifactPath(dataDir, 'acme', 'x'))).filter((name) => name.startsWith('.tmp'))).toEqual([]);
+  });
+
+  it('redacts secrets in text artifacts, keeps binary ones as they are, and records the size and hash of what is kept', async () => {
+    const { runner, dataDir } = testRunner(dirs);
+    const secret = 'artifact-secret-4f3e2d1c';
+    const run = `printf 'key=%s\\n' "$TOKEN" > text.txt && printf 'bin\\000%s' "$TOKEN" > blob.bin && printf x > "named-$TOKEN.txt"`;
+    const outcome = await runner.run(trialSpec({ env: { TOKEN: secret }, secrets: [secret], profile: { run }, verify: 'true' }));
+    expect(outcome.status).toBe('passed');
+    const blob = Buffer.concat([Buffer.from('bin\0'), Buffer.from(secret)]);
+    expect(outcome.artifacts).toEqual([
+      { path: 'blob.bin', byteSize: blob.length, sha256: sha256(blob) },
+      { path: 'named-[redacted].txt', byteSize: 1, sha256: sha256('x') },
+      { path: 'text.txt', byteSize: 15, sha256: sha256('key=[redacted]\n') },
+    ]);
+    expect(outcome.filesChanged).toEqual(['blob.bin', 'named-[redacted].txt', 'text.txt']);
+    expect(readFileSync(artifactPath(dataDir, 'acme', sha256('key=[redacted]\n')), 'utf8')).toBe('key=[redacted]\n');
   });
 
   it('removes the trial directory after the trial', async () => {

@@ -6,6 +6,7 @@ import { tempDir } from './temp-dirs';
 import { parseExecutionConfig } from '../../src/modules/evals/execution/execution-config';
 import { createTrialRunner, TrialRunnerOptions } from '../../src/modules/evals/execution/trial-runner';
 import type { TrajectoryCommand, TrialOutcome, TrialRunner, TrialSpec } from '../../src/modules/evals/execution/trial-runner.port';
+import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
 
 /** Temporary directories made by a test file, removed in afterAll. */
 export class TempDirs {
@@ -82,7 +83,8 @@ export function sha256(content: string | Buffer): string {
 export function artifactContent(dataDir: string, outcome: TrialOutcome, relative: string): string {
   const artifact = outcome.artifacts.find((entry) => entry.path === relative);
   if (artifact === undefined) throw new Error(`no artifact ${relative} in ${JSON.stringify(outcome.artifacts)}`);
-  return readFileSync(path.join(dataDir, 'artifacts', artifact.sha256), 'utf8');
+  // A runner without a sealer (these tests' own) keeps the content unencrypted.
+  return readFileSync(artifactPath(dataDir, 'acme', artifact.sha256), 'utf8');
 }
 
 /** A git repository with two commits; the first is tagged v1. */

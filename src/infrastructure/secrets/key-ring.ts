@@ -3,13 +3,17 @@ import type { AssayConfig } from '../../config';
 import { foldEvents } from '../../shared/decider';
 import type { EventMetadata, EventStore } from '../event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
-import { KEY_BYTES, openBytes, sealBytes, SecretUnreadable } from './aes-gcm';
+import { KEY_BYTES, openBytes, openStreamed, sealBytes, SecretUnreadable, startSealing, StreamSealing } from './aes-gcm';
 import { bindingText, dataKeyBindingText, SecretBinding } from './bindings';
 import { dataKeyDecider, DataKeyEvent, DataKeyState, dataKeyStream } from './data-key.decider';
 import { configuredMasterKey, masterKeyId } from './master-key';
 
 /** A sealed value: `v1.<data key id>.<nonce ‖ tag ‖ ciphertext in base64url>`. */
 const SEALED_PATTERN = /^v1\.(dk_[0-9a-f]{16})\.([A-Za-z0-9_-]+)$/;
+
+/** A sealed file starts with `v1.<data key id>.` in ASCII: 23 bytes. */
+const SEALED_FILE_HEADER = /^v1\.(dk_[0-9a-f]{16})\.$/;
+const SEALED_FILE_HEADER_BYTES = 23;
 
 interface DataKey {
   keyId: string;
@@ -48,6 +52,22 @@ export class KeyRing {
       throw new SecretUnreadable(`The value was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
     }
     return openBytes(dataKey.key, Buffer.from(match[2], 'base64url'), bindingText(binding)).toString('utf8');
+  }
+
+  /** Sealing for files, streamed: `v1.<data key id>.` in ASCII, then nonce ‖ ciphertext ‖ tag. */
+  async startSealingFile(binding: SecretBinding): Promise<StreamSealing> {
+    const dataKey = await this.dataKeyOf(binding.organization, true);
+    const sealing = startSealing(dataKey.key, bindingText(binding));
+    return { ...sealing, header: Buffer.concat([Buffer.from(`v1.${dataKey.keyId}.`), sealing.header]) };
+  }
+
+  /** Opens a file `startSealingFile` sealed for exactly this binding, or throws SecretUnreadable. */
+  async openFile(binding: SecretBinding, sealed: Buffer): Promise<Buffer> {
+    const match = SEALED_FILE_HEADER.exec(sealed.subarray(0, SEALED_FILE_HEADER_BYTES).toString('latin1'));
+    if (!match) throw new SecretUnreadable('This is not a sealed file.');
+    const dataKey = await this.dataKeyOf(binding.organization, false);
+    if (dataKey.keyId !== match[1]) throw new SecretUnreadable(`The file was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
+    return openStreamed(dataKey.key, sealed.subarray(SEALED_FILE_HEADER_BYTES), bindingText(binding));
   }
 
   private dataKeyOf(organization: string, create: boolean): Promise<DataKey> {

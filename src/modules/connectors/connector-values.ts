@@ -1,5 +1,6 @@
 import { DecodeError } from '../../infrastructure/http/decode/decode.pipe';
 import type { DecodeIssue } from '../../infrastructure/http/decode/decode-issues';
+import { MIN_SECRET_VALUE_LENGTH, tooShortForASecret } from '../../shared/secret-values';
 import type { AuthMethod } from './integrations/integration-catalogue';
 
 /** The bound of one field value, the same as an environment variable's. */
@@ -7,12 +8,13 @@ export const MAX_VALUE_LENGTH = 32768;
 
 /**
  * Checks `values` against the auth method's fields: each required field given, no field it
- * does not have, each value 1 to 32768 characters. A refusal names the field (path
- * `["values", name]`) and never echoes a value.
+ * does not have, each value 1 to 32768 characters, a secret one at least 8. A refusal names the
+ * field (path `["values", name]`) and never echoes a value.
  */
 export function checkValues(method: AuthMethod, values: Record<string, string>): void {
   const issues: DecodeIssue[] = [];
   const known = new Set(method.fields.map((field) => field.name));
+  const secretFields = new Set(method.fields.filter((field) => field.secret).map((field) => field.name));
   for (const field of method.fields) {
     const given = Object.prototype.hasOwnProperty.call(values, field.name);
     if (!given && field.required) issues.push({ _tag: 'Missing', path: ['values', field.name], message: `is required by the auth method "${method.id}"` });
@@ -23,6 +25,8 @@ export function checkValues(method: AuthMethod, values: Record<string, string>):
       issues.push({ _tag: 'Unexpected', path: ['values', name], message: `is not a field of the auth method "${method.id}" (its fields: ${expected})` });
     } else if (value.length < 1 || value.length > MAX_VALUE_LENGTH) {
       issues.push({ _tag: 'Refinement', path: ['values', name], message: `must be 1 to ${MAX_VALUE_LENGTH} characters` });
+    } else if (secretFields.has(name) && tooShortForASecret(value)) {
+      issues.push({ _tag: 'Refinement', path: ['values', name], message: `is a secret: it must be at least ${MIN_SECRET_VALUE_LENGTH} characters` });
     }
   }
   if (issues.length > 0) throw new DecodeError(issues);

@@ -6,6 +6,7 @@ import { DecodeError } from '../../../infrastructure/http/decode/decode.pipe';
 import { KeyRing } from '../../../infrastructure/secrets/key-ring';
 import { requestMetadata } from '../../../shared/caller';
 import { newId } from '../../../shared/ids';
+import { MIN_SECRET_VALUE_LENGTH, tooShortForASecret } from '../../../shared/secret-values';
 import { environmentDecider, VariableToSet } from '../environment.decider';
 import { environmentStream } from '../environment.events';
 import { VariableView, variableView } from '../environment.projection';
@@ -22,6 +23,7 @@ export class SetVariablesHandler implements ICommandHandler<SetVariables, Variab
 
   async execute({ variables, context }: SetVariables): Promise<VariableView[]> {
     refuseDuplicates(variables);
+    refuseShortSecrets(variables);
     const organization = context.caller.organization;
     const now = context.now.getTime();
     const toSet: VariableToSet[] = [];
@@ -52,6 +54,16 @@ function refuseDuplicates(variables: VariableInput[]): void {
       return [];
     }
     return [{ _tag: 'Refinement' as const, path: ['variables', index, 'name'], message: `"${name}" is set more than once in this request` }];
+  });
+  if (issues.length > 0) throw new DecodeError(issues);
+}
+
+/** A secret too short to redact is refused, naming the variable and never echoing its value. */
+function refuseShortSecrets(variables: VariableInput[]): void {
+  const issues = variables.flatMap(({ name, value, secret }, index) => {
+    if (!secret || !tooShortForASecret(value)) return [];
+    const message = `"${name}" is a secret: its value must be at least ${MIN_SECRET_VALUE_LENGTH} characters (set "secret": false for a value that is not one)`;
+    return [{ _tag: 'Refinement' as const, path: ['variables', index, 'value'], message }];
   });
   if (issues.length > 0) throw new DecodeError(issues);
 }

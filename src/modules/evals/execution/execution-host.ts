@@ -1,7 +1,8 @@
+import { KeyRing, keyRingOf } from '../../../infrastructure/secrets/key-ring';
 import type { Runtime } from '../../../runtime';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ExecutionConfig } from './execution-config';
-import { createTrialRunner, detectDefaultSandbox, loadExecutionConfig } from './index';
+import { ArtifactSealer, createTrialRunner, detectDefaultSandbox, loadExecutionConfig } from './index';
 import type { DefaultSandbox } from './sandbox/default-sandbox';
 import { emptyTrialEnvironment, TrialEnvironment } from './trial-environment';
 import { TrialSaga } from './trial-saga';
@@ -43,6 +44,7 @@ export async function startTrialExecution(
     // Other instances' trial directories are beside this one's: hidden from sandboxes too.
     hiddenPaths: trialsRoot ? [trialsRoot.parent] : [],
     logger,
+    artifactSealer: keyRingArtifactSealer(keyRingOf(runtime)),
   });
   const saga = new TrialSaga(runtime.eventStore, runner, environment, logger, { maxParallelTrials: config.execution.maxParallelTrials });
   await saga.start();
@@ -75,4 +77,9 @@ function announceUnsandboxed(runtime: Runtime, execution: ExecutionConfig, polic
     defaultSandbox: byDefault ? 'process' : 'bubblewrap',
     processSandboxKinds: kinds,
   });
+}
+
+/** Artifacts sealed under their organization's data key, bound to it and to their hash. */
+export function keyRingArtifactSealer(keyRing: KeyRing): ArtifactSealer {
+  return { begin: (organization, sha256) => keyRing.startSealingFile({ kind: 'artifact', organization, sha256 }) };
 }

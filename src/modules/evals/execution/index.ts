@@ -7,3 +7,4 @@ export { detectDefaultSandbox } from './sandbox/default-sandbox';
 export type { DefaultSandbox } from './sandbox/default-sandbox';
 export { bareSpawn } from './sandbox/bare-spawn';
 export type { TrialLogger } from './trial-session';
+export type { ArtifactSealer } from './workspace/artifacts';

@@ -33,6 +33,7 @@ import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
 import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialRunnerOptions {
@@ -51,6 +52,8 @@ export interface TrialRunnerOptions {
   /** How a repository's host is resolved before a clone; default the system resolver. */
   lookupHost?: HostLookup;
   logger?: TrialLogger;
+  /** Encrypts artifacts at rest (the server's seals under the organization's data key); without one they are kept unencrypted. */
+  artifactSealer?: ArtifactSealer;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -73,6 +76,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     lookupHost: options.lookupHost ?? systemLookup,
     logger: options.logger ?? null,
+    artifactSealer: options.artifactSealer ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });

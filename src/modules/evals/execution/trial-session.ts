@@ -7,6 +7,7 @@ import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
 import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
 import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
 
 export interface TrialLogger {
@@ -25,6 +26,8 @@ export interface RunnerSettings {
   /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
   lookupHost: HostLookup;
   logger: TrialLogger | null;
+  /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
+  artifactSealer?: ArtifactSealer | null;
 }
 
 export interface StepOptions {

@@ -54,8 +54,11 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
   session.exitCode = result.timedOut ? null : result.exitCode;
   session.usage = readUsage(plan.usage, result.keptText);
   const after = await snapshotWorkspace(workspace, before);
-  session.filesChanged = changedPaths(before, after);
-  session.artifacts = await storeArtifacts(session.settings.dataDir, workspace, before, after);
+  // A file named after a secret must not carry it into the events.
+  session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
+  const { dataDir, artifactSealer } = session.settings;
+  const store = { dataDir, organization: session.spec.organization, redactor: session.redactor, sealer: artifactSealer ?? null };
+  session.artifacts = await storeArtifacts(store, workspace, before, after);
   if (result.timedOut) return ranOutOfTime(session.spec.timeoutMs);
   // The agent's own doing: failed with the limit named. A limit read from its output (it may
   // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.

@@ -4,39 +4,35 @@
  * are replaced after the chunks are joined, so a secret split across reads is still caught, and
  * before capping, so the cap can never cut a secret in half and leak its first part.
  */
+import { SecretPattern } from './secret-pattern';
+import { secretForms } from './secret-forms';
+
 export const REDACTED = '[redacted]';
 const MIN_SECRET_LENGTH = 4;
 
+/**
+ * Replaces secrets, and their common encodings (secret-forms.ts), with `[redacted]`. Values
+ * under 4 characters are left alone (they would redact every "a"); values under 8 are replaced
+ * only as themselves: new ones are refused on input, older stored ones still work.
+ */
 export class Redactor {
-  private readonly secrets: string[];
+  private readonly pattern: SecretPattern;
+  /** The longest form in UTF-8 bytes: what the collector keeps past its cap to redact a form that straddles it. */
   readonly longestSecretBytes: number;
 
   constructor(secrets: readonly string[]) {
-    // Longest first, so a secret that contains another is replaced whole.
-    this.secrets = [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
-    this.longestSecretBytes = Math.max(0, ...this.secrets.map((secret) => Buffer.byteLength(secret)));
+    const kept = secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+    this.pattern = new SecretPattern(kept.flatMap(secretForms));
+    this.longestSecretBytes = this.pattern.longestFormBytes;
   }
 
   redact(text: string): string {
-    let result = text;
-    for (const secret of this.secrets) {
-      if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    }
-    return result;
+    return this.pattern.replace(text, REDACTED);
   }
 
-  /** Drops a trailing partial secret (the start of a secret cut off where we stopped keeping output). */
+  /** Drops a trailing partial secret (the start of a form cut off where we stopped keeping output). */
   dropPartialSecretAtEnd(text: string): string {
-    let cut = text.length;
-    for (const secret of this.secrets) {
-      for (let start = Math.max(0, text.length - secret.length + 1); start < text.length; start += 1) {
-        if (secret.startsWith(text.slice(start))) {
-          cut = Math.min(cut, start);
-          break;
-        }
-      }
-    }
-    return text.slice(0, cut);
+    return text.slice(0, this.pattern.partialFormStart(text));
   }
 }
 
