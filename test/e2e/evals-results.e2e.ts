@@ -5,7 +5,7 @@ import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 import { TempDirs } from '../support/trial-fixtures';
 
 /** sandbox_kind_1 runs trials as plain processes: they can share a directory of the test's. */
-const CONFIG = 'sandboxes:\n  sandbox_kind_1: { driver: process }\n';
+const CONFIG = 'allowUnsandboxed: true\nsandboxes:\n  sandbox_kind_1: { driver: process }\n';
 const RAN_OUT = 'the agent ran out of time: it was still running after 1000 ms';
 
 /** What a run reports: timeouts scored as failures, rates of nothing scored, long outputs, costs. */

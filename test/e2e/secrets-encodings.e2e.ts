@@ -18,6 +18,7 @@ const CONNECTOR_KEY = 'sk-conn/ect+or=key&9z~';
 const SANDBOX_TOKEN = 'sbx/token+0=ab&cd%ef';
 const SECRETS = [ENV_SECRET, CONNECTOR_KEY, SANDBOX_TOKEN];
 const CONFIG = `
+allowUnsandboxed: true
 sandboxes:
   sandbox_kind_1: { driver: process }
 `;

@@ -84,13 +84,14 @@ describe('templates and captured output', () => {
     collector.push(Buffer.from('retvalue and more text after it'));
     const { output, truncated } = collector.finish(redactor);
     expect(truncated).toBe(true);
-    expect(output).toBe('x'.repeat(32) + '\n[… 29 bytes cut …]\n' + 'redacted] and more text after it');
+    expect(output).toBe('x'.repeat(32) + '\n[… 33 bytes cut …]\n' + 'redacted] and more text after it');
     expect(output).not.toContain('topsec');
   });
 
   it('drops the part of a secret cut off where output stops being kept', () => {
     const redactor = new Redactor(['0123456789abcdef']);
-    const collector = new OutputCollector(20, 0, redactor.longestSecretBytes);
+    // Margins for the plain secret alone (16 bytes), so that the collector lets go of the middle here.
+    const collector = new OutputCollector(20, 0, 16);
     // The start is kept up to byte 74 (half the cap and two margins of 16 + 16): inside the secret.
     const output = Buffer.from('[redacted-ish] ' + '.'.repeat(52) + '0123456789abcdef' + '.'.repeat(100) + ' tail');
     // In small chunks, so that the collector lets go of the middle.

@@ -38,7 +38,9 @@ export const TEST_CONSENT = { allowUnsandboxed: true, repositories: { allowLocal
 export function testRunner(dirs: TempDirs, options: Partial<TrialRunnerOptions> & { rawConfig?: Record<string, unknown> } = {}): { runner: TrialRunner; dataDir: string } {
   const dataDir = options.dataDir ?? dirs.make('assay-data-');
   const config = options.config ?? parseExecutionConfig({ ...TEST_CONSENT, ...(options.rawConfig ?? { sandboxes: TEST_SANDBOXES }) }, 'test config');
-  return { runner: createTrialRunner({ ...options, dataDir, config }), dataDir };
+  // A root of the file's own, not the shared one in the system temporary directory, so nothing outlives the file.
+  const trialsRoot = options.trialsRoot ?? dirs.make('assay-trials-');
+  return { runner: createTrialRunner({ ...options, dataDir, config, trialsRoot }), dataDir };
 }
 
 let trialCounter = 0;

@@ -106,7 +106,8 @@ export class OutputCollector {
       const bytes = Buffer.from(redactor.redact(this.keptText()), 'utf8');
       if (bytes.length <= this.capBytes) return { output: bytes.toString('utf8'), truncated: false };
       const head = untilByte(bytes, headHalf(this.capBytes));
-      return { output: this.joined(head, fromByte(bytes, bytes.length - this.tailHalf), bytes.length), truncated: true };
+      // Counted in what the command wrote, unless redaction lengthened it (a short secret's marker).
+      return { output: this.joined(head, fromByte(bytes, bytes.length - this.tailHalf), Math.max(this.totalBytes, bytes.length)), truncated: true };
     }
     return { output: this.joined(this.shownHead(redactor), this.shownTail(redactor), this.totalBytes), truncated: true };
   }
