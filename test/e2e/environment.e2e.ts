@@ -118,7 +118,7 @@ describe('environment variables over real HTTP', () => {
   );
 
   it('takes names that only resemble reserved ones', async () => {
-    expect((await set([{ name: 'PATH_PREFIX', value: 'v' }, { name: 'MY_HOME', value: 'v' }, { name: 'LDAP_URL', value: 'v' }])).status).toBe(200);
+    expect((await set([{ name: 'PATH_PREFIX', value: 'v', secret: false }, { name: 'MY_HOME', value: 'v', secret: false }, { name: 'LDAP_URL', value: 'v', secret: false }])).status).toBe(200);
   });
 
   it('takes values of 1 to 32768 characters, and never echoes one in an error', async () => {
