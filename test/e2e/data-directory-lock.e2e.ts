@@ -2,22 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { holdDataDirectoryAlone } from '../../src/infrastructure/locks/data-directory-lock';
 import { masterKeyPath } from '../../src/infrastructure/secrets/master-key';
-import { ChildServer, CLI, startChild } from '../support/servers';
+import { ChildServer, childServersPerTest, CLI } from '../support/servers';
 import { TempDirs } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
-let children: ChildServer[] = [];
-afterEach(async () => {
-  await Promise.all(children.map((child) => child.stop('SIGKILL')));
-  children = [];
-});
+const startServerChild = childServersPerTest();
 afterAll(() => dirs.removeAll());
 
 /** A real server on `dataDir`, its temporary directory the test's own. */
 async function serverOn(dataDir: string): Promise<ChildServer> {
-  const child = await startChild({ ASSAY_DATA_DIR: dataDir, TMPDIR: dirs.make('assay-tmp-') });
-  children.push(child);
-  return child;
+  return startServerChild({ ASSAY_DATA_DIR: dataDir, TMPDIR: dirs.make('assay-tmp-') });
 }
 
 function rotate(dataDir: string, ...args: string[]): { status: number | null; output: string } {

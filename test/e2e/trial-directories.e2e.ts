@@ -1,15 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { startBody } from '../support/evals';
-import { ChildServer, INIT_KEY, startChild, waitUntil } from '../support/servers';
+import { ChildServer, childServersPerTest, INIT_KEY, waitUntil } from '../support/servers';
 import { TempDirs } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
-let children: ChildServer[] = [];
-afterEach(async () => {
-  await Promise.all(children.map((child) => child.stop('SIGKILL')));
-  children = [];
-});
+const startServerChild = childServersPerTest();
 afterAll(() => dirs.removeAll());
 
 /** Each server instance's directory under `<tmp>/assay-trials`, with its trial directories. */
@@ -24,9 +20,7 @@ function instances(tmp: string): Map<string, string[]> {
 }
 
 async function server(dataDir: string, tmp: string): Promise<ChildServer> {
-  const child = await startChild({ ASSAY_DATA_DIR: dataDir, TMPDIR: tmp, ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
-  children.push(child);
-  return child;
+  return startServerChild({ ASSAY_DATA_DIR: dataDir, TMPDIR: tmp, ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
 }
 
 /** Starts a batch of two slow trials and answers the instance directory once both have their directories. */

@@ -102,6 +102,20 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 
 export const INIT_KEY = 'assay_test_init_key_0123456789abcdef';
 
+/** Child servers started by a file's tests: each killed (SIGKILL) after the test that started it. */
+export function childServersPerTest(): (env: Record<string, string>) => Promise<ChildServer> {
+  let children: ChildServer[] = [];
+  afterEach(async () => {
+    await Promise.all(children.map((child) => child.stop('SIGKILL')));
+    children = [];
+  });
+  return async (env) => {
+    const child = await startChild(env);
+    children.push(child);
+    return child;
+  };
+}
+
 /**
  * One in-process server for the enclosing describe block, organization `acme` with the initial
  * key: started before its tests, closed after them. Read `server` and `api` inside the tests.
