@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GetBatchController } from './batches/get-batch/get-batch.controller';
 import { GetBatchHandler } from './batches/get-batch/get-batch.handler';
-import { BatchStarter } from './batches/start-batch/batch-starter';
+import { BatchStarter } from './batches/batch-starter';
 import { StartBatchController } from './batches/start-batch/start-batch.controller';
 import { StartBatchHandler } from './batches/start-batch/start-batch.handler';
 import { RunCaseController } from './cases/run-case/run-case.controller';

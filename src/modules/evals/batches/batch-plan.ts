@@ -3,7 +3,7 @@ import type { EvalCase, EvalSuite, VariantDefinition } from '../shared/definitio
 import { DEFAULT_TIMEOUT_MS } from '../shared/definitions';
 import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';
 import type { PlannedRun, RunSetup } from './batch.events';
-import type { BatchPlan } from './start-batch/start-rules';
+import type { BatchPlan } from './start-rules';
 
 export interface PlannedBatch {
   batchId: string;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { canonicalJson, sha256Hex } from '../../../shared/hash';
 import type { Trigger } from '../batches/batch.events';
-import { readIdempotencyKey } from '../batches/start-batch/idempotency';
+import { readIdempotencyKey } from '../batches/idempotency';
 
 /** The trigger is client-reported context from headers, never authorization. */
 export function readTrigger(request: FastifyRequest): Trigger {

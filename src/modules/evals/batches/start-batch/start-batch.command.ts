@@ -1,4 +1,4 @@
-import type { StartRequest } from './batch-starter';
+import type { StartRequest } from '../batch-starter';
 
 export class StartBatch {
   constructor(readonly request: StartRequest) {}

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { CorrelationId, CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
 import type { Caller } from '../../../../shared/caller';
 import { readIdempotency, readTrigger } from '../../shared/request-context';
-import type { StartedBatch } from './batch-starter';
+import type { StartedBatch } from '../batch-starter';
 import { StartBatch } from './start-batch.command';
 import { StartBatchDto } from './start-batch.dto';
 import { toPlan } from './to-plan';

@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { BatchStarter, StartedBatch } from './batch-starter';
+import { BatchStarter, StartedBatch } from '../batch-starter';
 import { StartBatch } from './start-batch.command';
 
 @CommandHandler(StartBatch)

@@ -4,7 +4,7 @@ import { Filter, READ_STORE, ReadStore } from '../../../../infrastructure/read-s
 import { afterCursor, clampLimit, Cursor, escapeRegex, pageOf, sortOf } from '../../shared/cursor';
 import { SUITES, SuiteDocument } from '../../suites/suite.projection';
 import { CASE_TAGS, CASES, CaseDocument, CaseTagsDocument } from '../case.projection';
-import { CaseSummary, caseSummary } from './case-view';
+import { CaseSummary, caseSummary } from '../case-view';
 import { CaseFilters, ListCases } from './list-cases.query';
 
 export interface CaseList {

@@ -1,4 +1,4 @@
-import type { StartRequest } from '../../batches/start-batch/batch-starter';
+import type { StartRequest } from '../../batches/batch-starter';
 
 export class RunCase {
   constructor(

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { CorrelationId, CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
 import type { Caller } from '../../../../shared/caller';
-import type { StartedBatch } from '../../batches/start-batch/batch-starter';
+import type { StartedBatch } from '../../batches/batch-starter';
 import { readIdempotency, readTrigger } from '../../shared/request-context';
 import { RunCase } from './run-case.command';
 import { RunCaseDto } from './run-case.dto';

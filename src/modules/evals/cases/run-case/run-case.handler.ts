@@ -4,7 +4,7 @@ import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/
 import { toDomainEvent } from '../../../../infrastructure/event-store/stream-command';
 import { foldEvents } from '../../../../shared/decider';
 import { BadRequest, NotFound } from '../../../../shared/errors';
-import { BatchStarter, StartedBatch } from '../../batches/start-batch/batch-starter';
+import { BatchStarter, StartedBatch } from '../../batches/batch-starter';
 import { suiteDecider, SuiteDefined, suiteStream } from '../../suites/suite.events';
 import { caseDecider } from '../case.decider';
 import { CaseEvent, caseStream } from '../case.events';

@@ -1,4 +1,4 @@
-import type { CaseDocument, CaseVersion, VariantSummaryDocument } from '../case.projection';
+import type { CaseDocument, CaseVersion, VariantSummaryDocument } from './case.projection';
 
 /** The variant summary of the spec: the number of runs and the state of the newest one. */
 export function variantSummary(entry: VariantSummaryDocument) {
