@@ -3,17 +3,24 @@ import { Conflict, NotFound } from '../../../shared/errors';
 import type { Permission } from '../../../shared/permissions';
 import type { ApiKeyEvent } from './api-key.events';
 
-export type ApiKeyCommand =
-  | {
-      type: 'IssueApiKey';
-      keyId: string;
-      organization: string;
-      name: string;
-      permissions: Permission[];
-      keyHash: string;
-      now: Date;
-    }
-  | { type: 'RevokeApiKey'; keyId: string; organization: string; now: Date };
+export interface IssueApiKey {
+  type: 'IssueApiKey';
+  keyId: string;
+  organization: string;
+  name: string;
+  permissions: Permission[];
+  keyHash: string;
+  now: Date;
+}
+
+export interface RevokeApiKey {
+  type: 'RevokeApiKey';
+  keyId: string;
+  organization: string;
+  now: Date;
+}
+
+export type ApiKeyCommand = IssueApiKey | RevokeApiKey;
 
 export type ApiKeyState =
   | { status: 'absent' }

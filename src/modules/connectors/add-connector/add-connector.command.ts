@@ -1,15 +1,20 @@
+import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '../../../shared/caller';
-import type { ConnectionScope } from '../connector.events';
+import type { ConnectionView } from '../connection.projection';
+import type { AddConnector } from '../connector.decider';
 
-export class AddConnector {
+/**
+ * The decider's AddConnector before the handler gives the connection its id and seals its
+ * values: `values` is plaintext only until then.
+ */
+export type AddConnectorRequest = Omit<AddConnector, 'connectionId' | 'sealedValues'> & { values: Record<string, string> };
+
+/** connectors.add: the connection to add, and the request it came from (for the audit metadata). */
+export class AddConnectorCommand extends Command<ConnectionView> {
   constructor(
-    readonly integrationId: string,
-    readonly authMethodId: string,
-    readonly name: string,
-    /** Plaintext only until the handler seals it. */
-    readonly values: Record<string, string>,
-    readonly isDefault: boolean,
-    readonly scope: ConnectionScope,
+    readonly payload: AddConnectorRequest,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -3,39 +3,37 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
 import { executeOnStream } from '../../../infrastructure/event-store/stream-command';
 import { KeyRing } from '../../../infrastructure/secrets/key-ring';
-import { actorOf, requestMetadata } from '../../../shared/caller';
+import { requestMetadata } from '../../../shared/caller';
 import { BadRequest, NotFound } from '../../../shared/errors';
 import { canonicalJson } from '../../../shared/hash';
 import { newId } from '../../../shared/ids';
 import { ConnectionView, connectionView } from '../connection.projection';
 import { checkValues } from '../connector-values';
-import { connectorDecider } from '../connector.decider';
+import { AddConnector, connectorDecider } from '../connector.decider';
 import { connectorStream } from '../connector.events';
 import { AuthMethod, findAuthMethod, findIntegration } from '../integrations/integration-catalogue';
-import { AddConnector } from './add-connector.command';
+import { AddConnectorCommand } from './add-connector.command';
 
-@CommandHandler(AddConnector)
-export class AddConnectorHandler implements ICommandHandler<AddConnector, ConnectionView> {
+@CommandHandler(AddConnectorCommand)
+export class AddConnectorHandler implements ICommandHandler<AddConnectorCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly keyRing: KeyRing,
   ) {}
 
-  async execute(command: AddConnector): Promise<ConnectionView> {
-    const { integrationId, authMethodId, name, isDefault, scope, context } = command;
-    checkValues(authMethodOf(integrationId, authMethodId), command.values);
+  async execute({ payload, context }: AddConnectorCommand): Promise<ConnectionView> {
+    const { organization, integrationId, authMethodId, name, values, isDefault, scope, owner, now } = payload;
+    checkValues(authMethodOf(integrationId, authMethodId), values);
     if (isDefault && scope === 'personal') {
       throw new BadRequest('A personal connection cannot be its integration\'s default: the default serves every trial of the organization.');
     }
-    const organization = context.caller.organization;
-    const connectionId = newId('con', context.now.getTime());
+    const connectionId = newId('con', now.getTime());
     // Sealed here, on arrival: from this line on only the ciphertext exists.
     const binding = { kind: 'connection' as const, organization, connectionId, integrationId, authMethodId };
-    const sealedValues = await this.keyRing.seal(binding, canonicalJson(command.values));
-    const owner = actorOf(context.caller);
-    const add = { type: 'AddConnector' as const, organization, connectionId, integrationId, authMethodId, name, scope, owner, isDefault, sealedValues, now: context.now };
+    const sealedValues = await this.keyRing.seal(binding, canonicalJson(values));
+    const add: AddConnector = { type: 'AddConnector', organization, connectionId, integrationId, authMethodId, name, scope, owner, isDefault, sealedValues, now };
     await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, add, requestMetadata(context));
-    const createdAt = context.now.toISOString();
+    const createdAt = now.toISOString();
     return connectionView({ _id: connectionId, organization, integrationId, authMethodId, name, isDefault, scope, owner, status: 'active', createdAt, lastUsedAt: null });
   }
 }

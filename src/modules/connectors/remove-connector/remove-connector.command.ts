@@ -1,8 +1,13 @@
+import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '../../../shared/caller';
+import type { RemoveConnector } from '../connector.decider';
 
-export class RemoveConnector {
+/** connectors.remove: the decider's command, and the request it came from (for the audit metadata). */
+export class RemoveConnectorCommand extends Command<{ ok: true }> {
   constructor(
-    readonly connectionId: string,
+    readonly payload: RemoveConnector,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

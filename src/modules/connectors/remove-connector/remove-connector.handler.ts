@@ -2,19 +2,18 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
 import { executeOnStream } from '../../../infrastructure/event-store/stream-command';
-import { actorOf, requestMetadata } from '../../../shared/caller';
+import { requestMetadata } from '../../../shared/caller';
 import { connectorDecider } from '../connector.decider';
 import { connectorStream } from '../connector.events';
-import { RemoveConnector } from './remove-connector.command';
+import { RemoveConnectorCommand } from './remove-connector.command';
 
-@CommandHandler(RemoveConnector)
-export class RemoveConnectorHandler implements ICommandHandler<RemoveConnector, { ok: true }> {
+@CommandHandler(RemoveConnectorCommand)
+export class RemoveConnectorHandler implements ICommandHandler<RemoveConnectorCommand> {
   constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
 
-  async execute({ connectionId, context }: RemoveConnector): Promise<{ ok: true }> {
-    const { organization } = context.caller;
-    const command = { type: 'RemoveConnector' as const, organization, connectionId, actor: actorOf(context.caller), now: context.now };
-    await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, command, requestMetadata(context));
+  async execute({ payload, context }: RemoveConnectorCommand): Promise<{ ok: true }> {
+    const stream = connectorStream(payload.organization, payload.connectionId);
+    await executeOnStream(this.eventStore, stream, connectorDecider, payload, requestMetadata(context));
     return { ok: true };
   }
 }

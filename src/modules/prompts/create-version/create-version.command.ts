@@ -1,12 +1,18 @@
+import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '../../../shared/caller';
+import type { AppendPromptVersion } from '../prompt.decider';
 
-export class CreatePromptVersion {
+export interface CreatedPromptVersion {
+  id: string;
+  version: number;
+}
+
+/** prompts.versions.create: the decider's command, and the request it came from (for the audit metadata). */
+export class CreatePromptVersionCommand extends Command<CreatedPromptVersion> {
   constructor(
-    readonly promptId: string,
-    readonly content: string,
-    readonly name: string | undefined,
-    readonly message: string | undefined,
-    readonly publish: boolean,
+    readonly payload: AppendPromptVersion,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,10 +1,13 @@
+import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '../../../shared/caller';
+import type { PromotePromptChannel } from '../prompt.decider';
 
-export class PromotePromptChannel {
+/** prompts.promote: the decider's command, and the request it came from (for the audit metadata). */
+export class PromotePromptChannelCommand extends Command<{ ok: true }> {
   constructor(
-    readonly promptId: string,
-    readonly channel: string,
-    readonly version: number,
+    readonly payload: PromotePromptChannel,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -5,20 +5,14 @@ import { executeOnStream } from '../../../../infrastructure/event-store/stream-c
 import { requestMetadata } from '../../../../shared/caller';
 import { apiKeyDecider } from '../api-key.decider';
 import { apiKeyStream } from '../api-key.events';
-import { RevokeApiKey } from './revoke-key.command';
+import { RevokeApiKeyCommand } from './revoke-key.command';
 
-@CommandHandler(RevokeApiKey)
-export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey, { ok: true }> {
+@CommandHandler(RevokeApiKeyCommand)
+export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand> {
   constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
 
-  async execute({ keyId, context }: RevokeApiKey): Promise<{ ok: true }> {
-    await executeOnStream(
-      this.eventStore,
-      apiKeyStream(keyId),
-      apiKeyDecider,
-      { type: 'RevokeApiKey', keyId, organization: context.caller.organization, now: context.now },
-      requestMetadata(context),
-    );
+  async execute({ payload, context }: RevokeApiKeyCommand): Promise<{ ok: true }> {
+    await executeOnStream(this.eventStore, apiKeyStream(payload.keyId), apiKeyDecider, payload, requestMetadata(context));
     return { ok: true };
   }
 }
