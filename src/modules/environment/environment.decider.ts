@@ -11,10 +11,29 @@ export interface VariableToSet {
   newVariableId: string;
 }
 
-export type EnvironmentCommand =
-  | { type: 'SetVariables'; organization: string; variables: VariableToSet[]; now: Date }
-  | { type: 'RemoveVariable'; organization: string; name: string; now: Date }
-  | { type: 'RecordVariablesUse'; organization: string; names: string[]; trialId: string | null; now: Date };
+export interface SetVariables {
+  type: 'SetVariables';
+  organization: string;
+  variables: VariableToSet[];
+  now: Date;
+}
+
+export interface RemoveVariable {
+  type: 'RemoveVariable';
+  organization: string;
+  name: string;
+  now: Date;
+}
+
+export interface RecordVariablesUse {
+  type: 'RecordVariablesUse';
+  organization: string;
+  names: string[];
+  trialId: string | null;
+  now: Date;
+}
+
+export type EnvironmentCommand = SetVariables | RemoveVariable | RecordVariablesUse;
 
 export type StoredVariable = Omit<EnvironmentVariableSet['data'], 'organization'> & { lastUsedAt: string | null };
 

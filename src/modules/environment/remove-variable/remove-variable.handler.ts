@@ -5,16 +5,14 @@ import { executeOnStream } from '../../../infrastructure/event-store/stream-comm
 import { requestMetadata } from '../../../shared/caller';
 import { environmentDecider } from '../environment.decider';
 import { environmentStream } from '../environment.events';
-import { RemoveVariable } from './remove-variable.command';
+import { RemoveVariableCommand } from './remove-variable.command';
 
-@CommandHandler(RemoveVariable)
-export class RemoveVariableHandler implements ICommandHandler<RemoveVariable, { ok: true }> {
+@CommandHandler(RemoveVariableCommand)
+export class RemoveVariableHandler implements ICommandHandler<RemoveVariableCommand> {
   constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
 
-  async execute({ name, context }: RemoveVariable): Promise<{ ok: true }> {
-    const organization = context.caller.organization;
-    const command = { type: 'RemoveVariable' as const, organization, name, now: context.now };
-    await executeOnStream(this.eventStore, environmentStream(organization), environmentDecider, command, requestMetadata(context));
+  async execute({ payload, context }: RemoveVariableCommand): Promise<{ ok: true }> {
+    await executeOnStream(this.eventStore, environmentStream(payload.organization), environmentDecider, payload, requestMetadata(context));
     return { ok: true };
   }
 }

@@ -7,32 +7,31 @@ import { KeyRing } from '../../../infrastructure/secrets/key-ring';
 import { requestMetadata } from '../../../shared/caller';
 import { newId } from '../../../shared/ids';
 import { MIN_SECRET_VALUE_LENGTH, tooShortForASecret } from '../../../shared/secret-values';
-import { environmentDecider, VariableToSet } from '../environment.decider';
+import { environmentDecider, SetVariables, VariableToSet } from '../environment.decider';
 import { environmentStream } from '../environment.events';
 import { VariableView, variableView } from '../environment.projection';
 import { readEnvironment } from '../environment-reads';
 import { previewOf } from '../variable-rules';
-import { SetVariables, VariableInput } from './set-variables.command';
+import { SetVariablesCommand, VariableInput } from './set-variables.command';
 
-@CommandHandler(SetVariables)
-export class SetVariablesHandler implements ICommandHandler<SetVariables, VariableView[]> {
+@CommandHandler(SetVariablesCommand)
+export class SetVariablesHandler implements ICommandHandler<SetVariablesCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly keyRing: KeyRing,
   ) {}
 
-  async execute({ variables, context }: SetVariables): Promise<VariableView[]> {
+  async execute({ payload, context }: SetVariablesCommand): Promise<VariableView[]> {
+    const { organization, variables, now } = payload;
     refuseDuplicates(variables);
     refuseShortSecrets(variables);
-    const organization = context.caller.organization;
-    const now = context.now.getTime();
     const toSet: VariableToSet[] = [];
     for (const { name, value, secret } of variables) {
       // Sealed here, on arrival: from this line on only the ciphertext and the preview exist.
       const sealedValue = await this.keyRing.seal({ kind: 'variable', organization, name }, value);
-      toSet.push({ name, secret, sealedValue, preview: previewOf(value, secret), newVariableId: newId('env', now) });
+      toSet.push({ name, secret, sealedValue, preview: previewOf(value, secret), newVariableId: newId('env', now.getTime()) });
     }
-    const command = { type: 'SetVariables' as const, organization, variables: toSet, now: context.now };
+    const command: SetVariables = { type: 'SetVariables', organization, variables: toSet, now };
     const { events } = await executeOnStream(this.eventStore, environmentStream(organization), environmentDecider, command, requestMetadata(context));
     // When it was last used survives a replacement: the stream after the append says.
     const after = await readEnvironment(this.eventStore, organization);

@@ -1,5 +1,13 @@
-import type { StartRequest } from '../batch-starter';
+import { Command } from '@nestjs/cqrs';
+import type { CommandContext } from '../../../../shared/caller';
+import type { StartedBatch, StartRequest } from '../batch-starter';
 
-export class StartBatch {
-  constructor(readonly request: StartRequest) {}
+/** evals.batches.start: what the batch starter takes (no single decider decides a start), and the request. */
+export class StartBatchCommand extends Command<StartedBatch> {
+  constructor(
+    readonly payload: Omit<StartRequest, 'context'>,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
 }

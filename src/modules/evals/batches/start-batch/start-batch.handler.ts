@@ -1,12 +1,12 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { BatchStarter, StartedBatch } from '../batch-starter';
-import { StartBatch } from './start-batch.command';
+import { StartBatchCommand } from './start-batch.command';
 
-@CommandHandler(StartBatch)
-export class StartBatchHandler implements ICommandHandler<StartBatch, StartedBatch> {
+@CommandHandler(StartBatchCommand)
+export class StartBatchHandler implements ICommandHandler<StartBatchCommand> {
   constructor(private readonly starter: BatchStarter) {}
 
-  execute({ request }: StartBatch): Promise<StartedBatch> {
-    return this.starter.start(request);
+  execute({ payload, context }: StartBatchCommand): Promise<StartedBatch> {
+    return this.starter.start({ ...payload, context });
   }
 }

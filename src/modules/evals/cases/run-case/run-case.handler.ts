@@ -8,18 +8,19 @@ import { BatchStarter, StartedBatch } from '../../batches/batch-starter';
 import { suiteDecider, SuiteDefined, suiteStream } from '../../suites/suite.events';
 import { caseDecider } from '../case.decider';
 import { CaseEvent, caseStream } from '../case.events';
-import { RunCase } from './run-case.command';
+import { RunCaseCommand } from './run-case.command';
 
 /** Starts a batch of a stored case's newest version on the variants it has run on. */
-@CommandHandler(RunCase)
-export class RunCaseHandler implements ICommandHandler<RunCase, StartedBatch> {
+@CommandHandler(RunCaseCommand)
+export class RunCaseHandler implements ICommandHandler<RunCaseCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly starter: BatchStarter,
   ) {}
 
-  async execute({ caseId, trials, variantIds, start }: RunCase): Promise<StartedBatch> {
-    const organization = start.context.caller.organization;
+  async execute({ payload, context }: RunCaseCommand): Promise<StartedBatch> {
+    const { caseId, trials, variantIds, start } = payload;
+    const organization = context.caller.organization;
     const events = (await this.eventStore.readStream(caseStream(organization, caseId))).map(toDomainEvent) as CaseEvent[];
     const state = foldEvents(caseDecider, events);
     if (!state.latest || !state.suiteId) throw new NotFound(`Case "${caseId}" does not exist.`);
@@ -31,6 +32,6 @@ export class RunCaseHandler implements ICommandHandler<RunCase, StartedBatch> {
       throw new BadRequest(`"${unknown[0]}" is not a variant of case "${caseId}"; evals.cases.get lists its variants.`);
     }
     const chosen = variantIds ? state.variants.filter((variant) => variantIds.includes(variant.variantId)) : state.variants;
-    return this.starter.start({ ...start, plan: { suite, cases: [state.latest.definition], variants: chosen.map((v) => v.variant), trials } });
+    return this.starter.start({ ...start, context, plan: { suite, cases: [state.latest.definition], variants: chosen.map((v) => v.variant), trials } });
   }
 }
