@@ -5,13 +5,12 @@ import type { ReadStore } from '../../infrastructure/read-store/read-store.port'
 import { SecretUnreadable } from '../../infrastructure/secrets/aes-gcm';
 import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
 import type { Runtime } from '../../runtime';
+import { Clock, systemClock } from '../../shared/clock';
 import { foldEvents } from '../../shared/decider';
 import { isReservedVariable } from '../../shared/reserved-variables';
 import type { VariantDefinition } from '../evals/shared/definitions';
 import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/execution/trial-environment';
-import { environmentDecider } from '../environment/environment.decider';
-import { environmentStream } from '../environment/environment.events';
-import { readEnvironment } from '../environment/environment-reads';
+import { EnvironmentValues, environmentValues } from '../environment/environment-values';
 import { ConnectionDocument, CONNECTIONS } from './connection.projection';
 import { connectorEnvName } from './connector-values';
 import { connectorDecider, ConnectorState } from './connector.decider';
@@ -49,10 +48,12 @@ interface OpenedConnection {
  */
 export class TrialSecrets implements TrialEnvironment {
   constructor(
+    private readonly environment: EnvironmentValues,
     private readonly eventStore: EventStore,
     private readonly readStore: ReadStore,
     private readonly keyRing: KeyRing,
     private readonly logger: JsonLogger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async resolve(organization: string, variant: VariantDefinition, requester?: string): Promise<ResolvedTrialEnvironment> {
@@ -75,7 +76,7 @@ export class TrialSecrets implements TrialEnvironment {
   async recordUse(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void> {
     const trialId = outcome.trialId ?? null;
     const metadata = { organization, actor: 'system:trial-runner', correlationId: trialId ?? 'trial', causationId: trialId ?? 'trial' };
-    const now = new Date();
+    const now = this.clock.now();
     for (const connectionId of new Set(connectionIds)) {
       const command = { type: 'RecordConnectorUse' as const, organization, connectionId, trialId, authFailed: outcome.authFailed, now };
       await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, command, metadata, { attempts: 20 }).catch(
@@ -84,8 +85,7 @@ export class TrialSecrets implements TrialEnvironment {
     }
     const names = [...(outcome.variableNames ?? [])];
     if (names.length === 0) return;
-    const command = { type: 'RecordVariablesUse' as const, organization, names, trialId, now };
-    await executeOnStream(this.eventStore, environmentStream(organization), environmentDecider, command, metadata, { attempts: 20 }).catch((error: Error) =>
+    await this.environment.recordUse({ organization, names, trialId, now }, metadata).catch((error: Error) =>
       this.logger.warn('could not record the use of environment variables', { organization, error: error.message }),
     );
   }
@@ -93,13 +93,14 @@ export class TrialSecrets implements TrialEnvironment {
   private async variables(organization: string): Promise<{ env: Record<string, string>; secrets: string[] }> {
     const env: Record<string, string> = {};
     const secrets: string[] = [];
-    for (const [name, variable] of (await readEnvironment(this.eventStore, organization)).variables) {
+    for (const variable of await this.environment.variables(organization)) {
+      const { name } = variable;
       // Stored before reserved names were refused: never given to a trial, never a crash.
       if (isReservedVariable(name)) {
         this.logger.warn('reserved environment variable not given to the trial', { organization, name });
         continue;
       }
-      env[name] = await this.keyRing.open({ kind: 'variable', organization, name }, variable.sealedValue);
+      env[name] = await variable.open();
       if (variable.secret) secrets.push(env[name]);
     }
     return { env, secrets };
@@ -154,6 +155,7 @@ function parseValues(plaintext: string): Record<string, string> {
 }
 
 /** The saga's TrialEnvironment, over the runtime's stores and master key. */
-export function createTrialSecrets(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>): TrialSecrets {
-  return new TrialSecrets(runtime.eventStore, runtime.readStore, keyRingOf(runtime), runtime.logger);
+export function createTrialSecrets(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>, clock: Clock = systemClock): TrialSecrets {
+  const keyRing = keyRingOf(runtime);
+  return new TrialSecrets(environmentValues(runtime.eventStore, keyRing), runtime.eventStore, runtime.readStore, keyRing, runtime.logger, clock);
 }
