@@ -6,8 +6,3 @@ export interface Clock {
 export const CLOCK = Symbol('Clock');
 
 export const systemClock: Clock = { now: () => new Date() };
-
-/** ISO-8601 UTC with milliseconds, the service's one timestamp format. */
-export function isoTimestamp(date: Date): string {
-  return date.toISOString();
-}
