@@ -31,6 +31,7 @@ export class AddConnectorHandler implements ICommandHandler<AddConnectorCommand>
     // Sealed here, on arrival: from this line on only the ciphertext exists.
     const binding = { kind: 'connection' as const, organization, connectionId, integrationId, authMethodId };
     const sealedValues = await this.keyRing.seal(binding, canonicalJson(values));
+    // The field order is the stored event's: the decider copies the command into ConnectorAdded.
     const add: AddConnector = { type: 'AddConnector', organization, connectionId, integrationId, authMethodId, name, scope, owner, isDefault, sealedValues, now };
     await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, add, requestMetadata(context));
     const createdAt = now.toISOString();

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { CorrelationId, CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
 import { actorOf, Caller } from '../../../shared/caller';
 import { Clock, CLOCK } from '../../../shared/clock';
+import type { PromotePromptChannel } from '../prompt.decider';
 import { PromotePromptChannelCommand } from './promote-channel.command';
 import { PromoteChannelDto } from './promote-channel.dto';
 
@@ -17,8 +18,16 @@ export class PromoteChannelController {
   @Operation('prompts.promote', 'prompts:write')
   promote(@Body() body: PromoteChannelDto, @CurrentCaller() caller: Caller, @CorrelationId() correlationId: string): Promise<{ ok: true }> {
     const now = this.clock.now();
-    const { id: promptId, channel, version } = body;
-    const promote = { type: 'PromotePromptChannel' as const, organization: caller.organization, promptId, channel, version, actor: caller.name, actorId: actorOf(caller), now };
+    const promote: PromotePromptChannel = {
+      type: 'PromotePromptChannel',
+      organization: caller.organization,
+      promptId: body.id,
+      channel: body.channel,
+      version: body.version,
+      actor: caller.name,
+      actorId: actorOf(caller),
+      now,
+    };
     return this.commandBus.execute(new PromotePromptChannelCommand(promote, { caller, correlationId, now }));
   }
 }
