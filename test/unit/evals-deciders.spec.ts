@@ -1,7 +1,7 @@
 import { batchSlotsDecider, BatchSlotEvent } from '../../src/modules/evals/batches/batch-slots.decider';
 import { caseDecider } from '../../src/modules/evals/cases/case.decider';
 import type { CaseEvent } from '../../src/modules/evals/cases/case.events';
-import type { EvalCase, EvalSuite } from '../../src/modules/evals/shared/definitions';
+import type { EvalCase, EvalSuite, VariantDefinition } from '../../src/modules/evals/shared/definitions';
 import { definitionHash, definitionParts } from '../../src/modules/evals/shared/identity';
 import { TrialScheduler } from '../../src/modules/evals/execution/trial-scheduler';
 import { Conflict } from '../../src/shared/errors';
@@ -59,6 +59,19 @@ describe('the case decider: versions only on a change', () => {
 
   it('names the parts that changed', () => {
     given(caseDecider, [version(evalCase('a'), [])]).when(record(evalCase('b', 'false'))).then([version(evalCase('b', 'false'), ['prompt', 'verifier'])]);
+  });
+
+  const variant = (model: string): VariantDefinition => ({ harness: 'command', model, profile: { run: 'true' }, sandbox: null, credentials: null });
+  const onVariant = (model: string) => ({ ...record(evalCase('a')), variants: [{ variantId: 'var_1', variant: variant(model), userModel: null }] });
+  const variantDefined = (model: string): CaseEvent => ({
+    type: 'CaseVariantDefined',
+    data: { organization: 'o', caseId: 'c', variantId: 'var_1', variant: variant(model), userModel: null, definedAt: now.toISOString() },
+  });
+
+  it('defines a variant when first seen or changed, and appends nothing for one already defined alike', () => {
+    given(caseDecider, [version(evalCase('a'), [])]).when(onVariant('m1')).then([variantDefined('m1')]);
+    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')]).when(onVariant('m1')).then([]);
+    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')]).when(onVariant('m2')).then([variantDefined('m2')]);
   });
 });
 

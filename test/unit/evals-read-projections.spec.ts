@@ -4,11 +4,12 @@ import { ProjectionRunner } from '../../src/infrastructure/processing/projection
 import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
 import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
 import type { BatchStarted, PlannedRun } from '../../src/modules/evals/batches/batch.events';
-import { CASE_TAGS, CASES, CaseDocument } from '../../src/modules/evals/cases/case.projection';
+import type { Projection } from '../../src/infrastructure/processing/projection';
+import { CASE_TAGS, CASES, CaseDocument, caseProjection } from '../../src/modules/evals/cases/case.projection';
 import type { EvalCase, VariantDefinition } from '../../src/modules/evals/shared/definitions';
 import { SUITES, SuiteDocument } from '../../src/modules/evals/suites/suite.projection';
 import { emptyCosts } from '../../src/modules/evals/trials/costs';
-import { RUNS, RunDocument } from '../../src/modules/evals/runs/run.projection';
+import { RUNS, RunDocument, runProjection } from '../../src/modules/evals/runs/run.projection';
 import { allProjections } from '../../src/projections';
 
 const ORG = 'acme';
@@ -51,9 +52,9 @@ function log(): RecordedEvent[] {
   }));
 }
 
-async function project(events: RecordedEvent[], times = 1): Promise<MemoryReadStore> {
+async function project(events: RecordedEvent[], times = 1, projections: readonly Projection[] = allProjections): Promise<MemoryReadStore> {
   const store = new MemoryReadStore();
-  const runner = new ProjectionRunner({} as EventStore, store, allProjections, new JsonLogger('silent'));
+  const runner = new ProjectionRunner({} as EventStore, store, projections, new JsonLogger('silent'));
   await runner.ensureIndexes();
   for (const event of events) for (let n = 0; n < times; n += 1) await runner.handle(event);
   return store;
@@ -126,5 +127,55 @@ describe('the run projection: the sandbox driver that ran a run', () => {
       const runs = await (await project(events, times)).collection<RunDocument>(RUNS).find({}, { sort: { _id: 1 } });
       expect(runs.map((run) => [run._id, run.sandbox])).toEqual([['run_1', null], ['run_2', 'process']]);
     }
+  });
+});
+
+describe('the case projection folds the runs it shows itself', () => {
+  const ref = (runId: string) => ({ trialId: `${runId}-t1`, runId, batchId: runId.replace('run', 'bat'), organization: ORG });
+  const command = (exitCode: number) => ({ _tag: 'command', command: 'ls', exitCode, startedAtMillis: 0, finishedAtMillis: 1, output: '', outputTruncated: false });
+  const finished = {
+    runId: 'run_2', batchId: 'bat_2', organization: ORG, status: 'finished', failure: null, costs: emptyCosts(), finishedAt: '2025-01-01T00:11:00.000Z',
+    distribution: { trials: 1, passed: 0, failed: 1, scored: 1, voided: 0, passRate: 0, commandMin: 2, commandMedian: 2, commandMax: 2, deterministic: false },
+  };
+
+  /** log(), with the newest run's trial started and its commands recorded before its verdict, then its finish. */
+  function progressLog(): RecordedEvent[] {
+    const events = log();
+    const verdict = events.findIndex((event) => event.type === 'TrialScored' && (event.data as { runId: string }).runId === 'run_2');
+    const before: Array<[string, unknown]> = [
+      ['TrialStarted', { ...ref('run_2'), startedAt: '2025-01-01T00:03:00.000Z' }],
+      ['TrialCommandRecorded', { ...ref('run_2'), entry: command(0) }],
+      ['TrialCommandRecorded', { ...ref('run_2'), entry: command(1) }],
+    ];
+    const progress = (type: string, data: unknown): RecordedEvent => ({ ...events[0], id: `p-${type}`, type, data });
+    const all = [...events.slice(0, verdict), ...before.map(([type, data]) => progress(type, data)), ...events.slice(verdict), progress('RunFinished', finished)];
+    return all.map((event, index) => ({ ...event, id: `${event.id}-${index}`, position: (index + 1) * 10 }));
+  }
+
+  const caseModels = async (store: MemoryReadStore) => ({
+    cases: await store.collection(CASES).find({}, { sort: { _id: 1 } }),
+    tags: await store.collection(CASE_TAGS).find({}, { sort: { _id: 1 } }),
+  });
+
+  it('gives the same case documents alone, before the run projection, or after it', async () => {
+    const withAll = await caseModels(await project(progressLog()));
+    expect(await caseModels(await project(progressLog(), 1, [caseProjection]))).toEqual(withAll);
+    expect(await caseModels(await project(progressLog(), 2, [caseProjection]))).toEqual(withAll);
+    expect(await caseModels(await project(progressLog(), 1, [caseProjection, runProjection]))).toEqual(withAll);
+  });
+
+  it('shows the newest run as the run projection does: its commands, its verdict and its finish', async () => {
+    const alone = await project(progressLog(), 1, [caseProjection]);
+    const [document] = await alone.collection<CaseDocument>(CASES).find({});
+    const [run] = await (await project(progressLog(), 1, [runProjection])).collection<RunDocument>(RUNS).find({ _id: 'run_2' });
+    expect(document.variants[0].lastRunId).toBe('run_2');
+    expect(document.variants[0]).toMatchObject({ status: 'finished', distribution: run.distribution });
+    expect(run.status).toBe('finished');
+  });
+
+  it('at a verdict, counts the commands recorded before it', async () => {
+    const upToVerdict = progressLog().filter((event) => event.type !== 'RunFinished');
+    const [document] = await (await project(upToVerdict, 1, [caseProjection])).collection<CaseDocument>(CASES).find({});
+    expect(document.variants[0]).toMatchObject({ status: 'running', distribution: { scored: 1, failed: 1, commandMin: 2, commandMax: 2 } });
   });
 });

@@ -1,23 +1,8 @@
 import { foldEvents } from '../../src/shared/decider';
+import { given } from '../support/decider-spec';
 import { Conflict, NotFound } from '../../src/shared/errors';
 import { AppendPromptVersion, PromotePromptChannel, promptDecider } from '../../src/modules/prompts/prompt.decider';
 import type { PromptEvent } from '../../src/modules/prompts/prompt.events';
-
-/** given(events).when(command).then(events) | .thenThrows(ErrorType, message) */
-function given(history: PromptEvent[]) {
-  return {
-    when(command: AppendPromptVersion | PromotePromptChannel) {
-      const decide = () => promptDecider.decide(command, foldEvents(promptDecider, history));
-      return {
-        then: (expected: PromptEvent[]) => expect(decide()).toEqual(expected),
-        thenThrows: (type: Function, message: string | RegExp) => {
-          expect(decide).toThrow(type as never);
-          expect(decide).toThrow(message);
-        },
-      };
-    },
-  };
-}
 
 const T0 = '2025-01-01T00:00:00.000Z';
 const T1 = '2025-01-01T00:01:00.000Z';
@@ -54,7 +39,7 @@ const promoted = (channel: string, fromVersion: number | null, toVersion: number
 
 describe('prompt decider', () => {
   it('appends version 1 to a new prompt, named after its id, at the command time', () => {
-    given([])
+    given(promptDecider, [])
       .when(append())
       .then([
         {
@@ -66,7 +51,7 @@ describe('prompt decider', () => {
 
   it('numbers the next version one above the highest, keeps the newest given name and the message', () => {
     const history = [appended(1, { name: 'Greeting' }), appended(2)];
-    given(history)
+    given(promptDecider, history)
       .when(append({ message: 'friendlier' }))
       .then([
         {
@@ -74,45 +59,45 @@ describe('prompt decider', () => {
           data: { ...where, version: 3, content: 'Hello {{name}}', name: 'support/greeting', author: 'release-bot', authorId: 'key_1', message: 'friendlier', createdAt: T1 },
         },
       ]);
-    const renamed = given([appended(1, { name: 'Greeting' })]);
+    const renamed = given(promptDecider, [appended(1, { name: 'Greeting' })]);
     renamed.when(append()).then([expect.objectContaining({ data: expect.objectContaining({ version: 2, name: 'Greeting' }) })]);
     renamed.when(append({ name: 'Welcome' })).then([expect.objectContaining({ data: expect.objectContaining({ name: 'Welcome' }) })]);
   });
 
   it('publishes: the append and the production move in one decision', () => {
-    given([appended(1), promoted('production', null, 1)])
+    given(promptDecider, [appended(1), promoted('production', null, 1)])
       .when(append({ publish: true, now: new Date(T2) }))
       .then([expect.objectContaining({ type: 'PromptVersionAppended', data: expect.objectContaining({ version: 2, createdAt: T2 }) }), promoted('production', 1, 2, T2)]);
   });
 
   it('promotes a channel, recording where it came from', () => {
-    given([appended(1), appended(2)]).when(promote('staging', 2)).then([promoted('staging', null, 2)]);
-    given([appended(1), appended(2), promoted('staging', null, 2)]).when(promote('staging', 1)).then([promoted('staging', 2, 1)]);
+    given(promptDecider, [appended(1), appended(2)]).when(promote('staging', 2)).then([promoted('staging', null, 2)]);
+    given(promptDecider, [appended(1), appended(2), promoted('staging', null, 2)]).when(promote('staging', 1)).then([promoted('staging', 2, 1)]);
   });
 
   it('decides nothing when the channel already points at the version', () => {
-    given([appended(1), promoted('production', null, 1)]).when(promote('production', 1)).then([]);
+    given(promptDecider, [appended(1), promoted('production', null, 1)]).when(promote('production', 1)).then([]);
   });
 
   it('treats a channel named like an Object member as any other channel', () => {
-    given([appended(1)]).when(promote('constructor', 1)).then([promoted('constructor', null, 1)]);
-    given([appended(1), promoted('constructor', null, 1)]).when(promote('constructor', 1)).then([]);
+    given(promptDecider, [appended(1)]).when(promote('constructor', 1)).then([promoted('constructor', null, 1)]);
+    given(promptDecider, [appended(1), promoted('constructor', null, 1)]).when(promote('constructor', 1)).then([]);
   });
 
   it('refuses a prompt or a version that does not exist with NotFound', () => {
-    given([]).when(promote('production', 1)).thenThrows(NotFound, 'Prompt "support/greeting" does not exist.');
-    given([appended(1), appended(2)]).when(promote('production', 3)).thenThrows(NotFound, 'Version 3 of "support/greeting" does not exist');
+    given(promptDecider, []).when(promote('production', 1)).thenThrows(NotFound, 'Prompt "support/greeting" does not exist.');
+    given(promptDecider, [appended(1), appended(2)]).when(promote('production', 3)).thenThrows(NotFound, 'Version 3 of "support/greeting" does not exist');
   });
 
   it('refuses to promote the derived channel latest with Conflict', () => {
-    given([appended(1), appended(2)]).when(promote('latest', 1)).thenThrows(Conflict, /"latest" is derived/);
+    given(promptDecider, [appended(1), appended(2)]).when(promote('latest', 1)).thenThrows(Conflict, /"latest" is derived/);
   });
 
   it('never records a time before the stream last one, so `at` reads a prefix of the history', () => {
-    given([appended(1, { createdAt: T2 })])
+    given(promptDecider, [appended(1, { createdAt: T2 })])
       .when(append({ now: new Date(T1) }))
       .then([expect.objectContaining({ data: expect.objectContaining({ version: 2, createdAt: T2 }) })]);
-        given([appended(1), appended(2), promoted('production', null, 1, T2)]).when(promote('production', 2, T1)).then([promoted('production', 1, 2, T2)]);
+    given(promptDecider, [appended(1), appended(2), promoted('production', null, 1, T2)]).when(promote('production', 2, T1)).then([promoted('production', 1, 2, T2)]);
   });
 
   it('folds the stream into the highest version, the name and the channel pointers', () => {

@@ -1,6 +1,5 @@
-import type { RecordedEvent } from '../../infrastructure/event-store/event-store.port';
-import type { Projection } from '../../infrastructure/processing/projection';
-import type { Collection, ReadStore } from '../../infrastructure/read-store/read-store.port';
+import type { Collection } from '../../infrastructure/read-store/read-store.port';
+import { typedProjection } from '../typed-projection';
 import { CONNECTOR_EVENT_TYPES, ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
 
 export const CONNECTIONS = 'connections';
@@ -27,28 +26,27 @@ export type ConnectionDocument = {
  * default: an update of other documents, guarded by position like every change, so a
  * redelivery or a replay leaves the same documents.
  */
-export const connectionProjection: Projection = {
+export const connectionProjection = typedProjection<ConnectorEvent>({
   name: 'connections',
   eventTypes: CONNECTOR_EVENT_TYPES,
   collections: { [CONNECTIONS]: [{ keys: { organization: 1, createdAt: -1 } }, { keys: { organization: 1, integrationId: 1, isDefault: 1 } }] },
-  async project(recorded: RecordedEvent, store: ReadStore) {
-    const event = recorded as unknown as ConnectorEvent;
+  async project(event, store) {
     const collection = store.collection<ConnectionDocument>(CONNECTIONS);
     const current = await collection.findOne({ _id: event.data.connectionId });
-    if (current && current._position >= recorded.position) return;
-    if (event.type === 'ConnectorAdded') return added(collection, event, recorded.position);
+    if (current && current._position >= event.position) return;
+    if (event.type === 'ConnectorAdded') return added(collection, event.data, event.position);
     if (!current) return;
     if (event.type === 'ConnectorRemoved') {
       await collection.deleteOne({ _id: current._id });
       return;
     }
     const change = event.type === 'ConnectorUsed' ? { lastUsedAt: event.data.usedAt } : { status: 'invalid' as const };
-    await collection.replaceOne({ _id: current._id }, { ...current, ...change, _position: recorded.position });
+    await collection.replaceOne({ _id: current._id }, { ...current, ...change, _position: event.position });
   },
-};
+});
 
-async function added(collection: Collection<ConnectionDocument>, event: ConnectorAdded, position: number): Promise<void> {
-  const { connectionId, organization, integrationId, authMethodId, name, isDefault, scope, owner, addedAt } = event.data;
+async function added(collection: Collection<ConnectionDocument>, data: ConnectorAdded['data'], position: number): Promise<void> {
+  const { connectionId, organization, integrationId, authMethodId, name, isDefault, scope, owner, addedAt } = data;
   if (isDefault) {
     await collection.updateMany(
       { organization, integrationId, isDefault: true, _id: { $ne: connectionId }, _position: { $lt: position } },

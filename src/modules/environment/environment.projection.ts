@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../infrastructure/processing/projection';
+import { typedDocumentProjection } from '../typed-projection';
 import { ENVIRONMENT_EVENT_TYPES, EnvironmentEvent } from './environment.events';
 
 export const ENVIRONMENT_VARIABLES = 'environment_variables';
@@ -24,19 +23,17 @@ export function variableKey(organization: string, name: string): string {
   return `${organization}/${name}`;
 }
 
-export const environmentProjection = documentProjection<VariableDocument>({
+export const environmentProjection = typedDocumentProjection<EnvironmentEvent, VariableDocument>({
   name: 'environment-variables',
   collection: ENVIRONMENT_VARIABLES,
   indexes: [{ keys: { organization: 1, name: 1 }, unique: true }],
   eventTypes: ENVIRONMENT_EVENT_TYPES,
-  documentId(recorded: RecordedEvent) {
-    const event = recorded as unknown as EnvironmentEvent;
+  documentId(event) {
     const { organization } = event.data;
     if (event.type === 'EnvironmentVariablesUsed') return event.data.names.map((name) => variableKey(organization, name));
     return variableKey(organization, event.data.name);
   },
-  evolve(document, recorded, id) {
-    const event = recorded as unknown as EnvironmentEvent;
+  evolve(document, event, id) {
     switch (event.type) {
       case 'EnvironmentVariableSet': {
         const { organization, variableId, name, preview, revision, scope, secret, createdAt, updatedAt } = event.data;

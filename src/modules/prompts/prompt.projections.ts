@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../infrastructure/processing/projection';
+import { Recorded, typedDocumentProjection } from '../typed-projection';
 import { PROMPT_EVENT_TYPES, PromptEvent, PromptVersionAppended } from './prompt.events';
 
 /**
@@ -56,45 +55,42 @@ export type PromptHistoryDocument = {
   toVersion: number | null;
 };
 
-type PromptEventData = { organization: string; promptId: string };
-
 export function promptKey(organization: string, promptId: string): string {
   return `${organization}.${promptId}`;
 }
 
-function keyOf(event: RecordedEvent): string {
-  const { organization, promptId } = event.data as PromptEventData;
+function keyOf(event: Recorded<PromptEvent>): string {
+  const { organization, promptId } = event.data;
   return promptKey(organization, promptId);
 }
 
-export const promptProjection = documentProjection<PromptDocument>({
+export const promptProjection = typedDocumentProjection<PromptEvent, PromptDocument>({
   name: 'prompts',
   collection: PROMPTS,
   indexes: [{ keys: { organization: 1, updatedAt: -1, _position: -1 } }],
   eventTypes: PROMPT_EVENT_TYPES,
   documentId: keyOf,
-  evolve(document, recorded) {
-    const event = recorded as unknown as PromptEvent;
-    if (event.type === 'PromptVersionAppended') return appendedToSummary(document, event);
+  evolve(document, event) {
+    if (event.type === 'PromptVersionAppended') return appendedToSummary(document, event.data);
     const { channel, toVersion, promotedAt } = event.data;
     return document && { ...document, channels: { ...document.channels, [channel]: toVersion }, updatedAt: promotedAt };
   },
 });
 
-function appendedToSummary(document: PromptDocument | null, event: PromptVersionAppended): PromptDocument {
-  const { organization, promptId, version, name, createdAt } = event.data;
+function appendedToSummary(document: PromptDocument | null, data: PromptVersionAppended['data']): PromptDocument {
+  const { organization, promptId, version, name, createdAt } = data;
   const base = document ?? { _id: promptKey(organization, promptId), organization, promptId, channels: {}, createdAt };
   return { ...base, name, latestVersion: version, updatedAt: createdAt };
 }
 
-export const promptVersionProjection = documentProjection<PromptVersionDocument>({
+export const promptVersionProjection = typedDocumentProjection<PromptVersionAppended, PromptVersionDocument>({
   name: 'prompt-versions',
   collection: PROMPT_VERSIONS,
   indexes: [{ keys: { organization: 1, promptId: 1, version: 1 }, unique: true }],
   eventTypes: ['PromptVersionAppended'],
-  documentId: (event) => versionKey(keyOf(event), (event.data as { version: number }).version),
-  evolve(_document, recorded) {
-    const { message, ...data } = (recorded as unknown as PromptVersionAppended).data;
+  documentId: (event) => versionKey(keyOf(event), event.data.version),
+  evolve(_document, event) {
+    const { message, ...data } = event.data;
     const { organization, promptId, version, name, content, author, authorId, createdAt } = data;
     const _id = versionKey(promptKey(organization, promptId), version);
     return { _id, organization, promptId, version, name, content, author, authorId, message: message ?? null, createdAt };
@@ -105,20 +101,19 @@ export function versionKey(prompt: string, version: number): string {
   return `${prompt}@${version}`;
 }
 
-function historyKey(event: RecordedEvent): string {
+function historyKey(event: Recorded<PromptEvent>): string {
   return `${keyOf(event)}#${event.revision}`;
 }
 
-export const promptHistoryProjection = documentProjection<PromptHistoryDocument>({
+export const promptHistoryProjection = typedDocumentProjection<PromptEvent, PromptHistoryDocument>({
   name: 'prompt-history',
   collection: PROMPT_HISTORY,
   indexes: [{ keys: { organization: 1, promptId: 1, revision: 1 }, unique: true }],
   eventTypes: PROMPT_EVENT_TYPES,
   documentId: historyKey,
-  evolve(_document, recorded) {
-    const event = recorded as unknown as PromptEvent;
+  evolve(_document, event) {
     const { organization, promptId } = event.data;
-    const entry = { _id: historyKey(recorded), organization, promptId, revision: recorded.revision };
+    const entry = { _id: historyKey(event), organization, promptId, revision: event.revision };
     if (event.type === 'PromptVersionAppended') {
       const { createdAt, author, authorId, version, message } = event.data;
       const move = { channel: null, fromVersion: null, toVersion: null };

@@ -1,6 +1,5 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../../infrastructure/processing/projection';
 import type { Permission } from '../../../shared/permissions';
+import { typedDocumentProjection } from '../../typed-projection';
 import { API_KEY_EVENT_TYPES, ApiKeyEvent } from './api-key.events';
 
 export const API_KEYS = 'api_keys';
@@ -15,14 +14,13 @@ export type ApiKeyDocument = {
   revokedAt: string | null;
 };
 
-export const apiKeyProjection = documentProjection<ApiKeyDocument>({
+export const apiKeyProjection = typedDocumentProjection<ApiKeyEvent, ApiKeyDocument>({
   name: 'api-keys',
   collection: API_KEYS,
   indexes: [{ keys: { keyHash: 1 }, unique: true }, { keys: { organization: 1, createdAt: -1 } }],
   eventTypes: API_KEY_EVENT_TYPES,
-  documentId: (event: RecordedEvent) => (event.data as { keyId: string }).keyId,
-  evolve(document, recorded) {
-    const event = recorded as unknown as ApiKeyEvent;
+  documentId: (event) => event.data.keyId,
+  evolve(document, event) {
     switch (event.type) {
       case 'ApiKeyIssued': {
         const { keyId, organization, name, permissions, keyHash, issuedAt } = event.data;

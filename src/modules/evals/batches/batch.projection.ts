@@ -1,7 +1,6 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../../infrastructure/processing/projection';
+import { typedDocumentProjection } from '../../typed-projection';
 import type { TrialScored, TrialVoided } from '../trials/trial.events';
-import type { BatchFailed, BatchFinished, BatchStarted, Trigger } from './batch.events';
+import type { BatchEvent, BatchStarted, Trigger } from './batch.events';
 
 export const BATCHES = 'eval_batches';
 
@@ -54,38 +53,39 @@ function started(data: BatchStarted['data']): BatchDocument {
   };
 }
 
-function judged(batch: BatchDocument, event: TrialScored | TrialVoided): BatchDocument {
-  if (batch.judged.includes(event.data.trialId)) return batch;
-  const passed = event.type === 'TrialScored' && event.data.status === 'passed' ? 1 : 0;
-  const scored = event.type === 'TrialScored' ? 1 : 0;
-  const voided = event.type === 'TrialVoided' ? 1 : 0;
+/** A verdict: `passed`/`failed` for a scored trial, `void` for a voided one. */
+function judged(batch: BatchDocument, trialId: string, verdict: TrialScored['data']['status'] | 'void'): BatchDocument {
+  if (batch.judged.includes(trialId)) return batch;
+  const passed = verdict === 'passed' ? 1 : 0;
+  const scored = verdict === 'void' ? 0 : 1;
+  const voided = verdict === 'void' ? 1 : 0;
   return {
     ...batch,
     scored: batch.scored + scored,
     passed: batch.passed + passed,
     voided: batch.voided + voided,
-    judged: [...batch.judged, event.data.trialId],
+    judged: [...batch.judged, trialId],
   };
 }
 
-export const batchProjection = documentProjection<BatchDocument>({
+export const batchProjection = typedDocumentProjection<BatchEvent | TrialScored | TrialVoided, BatchDocument>({
   name: 'eval-batches',
   collection: BATCHES,
   indexes: [{ keys: { organization: 1, startedAtMillis: -1, _id: -1 } }, { keys: { organization: 1, status: 1 } }],
   eventTypes: ['BatchStarted', 'BatchFinished', 'BatchFailed', 'TrialScored', 'TrialVoided'],
-  documentId: (event: RecordedEvent) => (event.data as { batchId: string }).batchId,
+  documentId: (event) => event.data.batchId,
   evolve(document, event) {
     switch (event.type) {
       case 'BatchStarted':
-        return started(event.data as BatchStarted['data']);
+        return started(event.data);
       case 'BatchFinished':
-        return document && { ...document, status: 'finished', finishedAt: (event.data as BatchFinished['data']).finishedAt };
-      case 'BatchFailed': {
-        const data = event.data as BatchFailed['data'];
-        return document && { ...document, status: 'failed', finishedAt: data.finishedAt, failure: data.failure };
-      }
-      default:
-        return document && judged(document, event as unknown as TrialScored | TrialVoided);
+        return document && { ...document, status: 'finished', finishedAt: event.data.finishedAt };
+      case 'BatchFailed':
+        return document && { ...document, status: 'failed', finishedAt: event.data.finishedAt, failure: event.data.failure };
+      case 'TrialScored':
+        return document && judged(document, event.data.trialId, event.data.status);
+      case 'TrialVoided':
+        return document && judged(document, event.data.trialId, 'void');
     }
   },
 });

@@ -1,12 +1,12 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import type { Projection, ProjectedDocument } from '../../../infrastructure/processing/projection';
 import type { ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import { Recorded, typedProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup } from '../batches/batch.events';
-import { RUNS, RunDocument } from '../runs/run.projection';
+import type { RunDocument } from '../runs/run.projection';
 import type { EvalCase, VariantDefinition } from '../shared/definitions';
 import { variantIdentity } from '../shared/identity';
 import { computeDistribution, Distribution } from '../trials/distribution';
-import type { CaseVariantDefined, CaseVersionAppended } from './case.events';
+import { CASE_RUNS, CaseRunDocument, recordPlannedRuns, recordProgress, RUN_PROGRESS_TYPES, RunProgress } from './case-runs';
+import type { CaseEvent, CaseVariantDefined, CaseVersionAppended } from './case.events';
 
 export const CASES = 'eval_cases';
 export const CASE_TAGS = 'eval_case_tags';
@@ -138,7 +138,7 @@ function batchStarted(current: CaseDocument | null, data: BatchStarted['data'], 
 }
 
 /** A verdict or a finish changed a run: its variant shows it when it is the newest run. Null: no change. */
-function runChanged(document: CaseDocument | null, run: RunDocument): CaseDocument | null {
+function runChanged(document: CaseDocument | null, run: CaseRunDocument): CaseDocument | null {
   const entry = document?.variants.find((variant) => variant.lastRunId === run._id);
   if (!document || !entry) return null;
   if (entry.status === run.status && JSON.stringify(entry.distribution) === JSON.stringify(run.distribution)) return null;
@@ -148,14 +148,18 @@ function runChanged(document: CaseDocument | null, run: RunDocument): CaseDocume
 
 type Change = { previous: CaseDocument | null; next: CaseDocument };
 
+type StoredCase = CaseDocument & { _position: number };
+
+type CaseProjectionEvent = CaseEvent | BatchStarted | RunProgress;
+
 /**
  * The cases read model, with every case's variant summaries kept current as verdicts arrive,
- * and the organization's tag list. A run's verdicts are read from the run document, which the
- * run projection (registered before this one) has already brought to the same event.
+ * and the organization's tag list. It folds the runs' progress itself (case-runs.ts), so it
+ * reads no other projection's documents and may be registered in any order.
  */
-export const caseProjection: Projection = {
+export const caseProjection = typedProjection<CaseProjectionEvent>({
   name: 'eval-cases',
-  eventTypes: ['CaseVersionAppended', 'CaseVariantDefined', 'BatchStarted', 'TrialScored', 'TrialVoided', 'RunFinished'],
+  eventTypes: ['CaseVersionAppended', 'CaseVariantDefined', 'BatchStarted', ...RUN_PROGRESS_TYPES],
   collections: {
     [CASES]: [
       { keys: { organization: 1, sortName: 1, caseId: 1 } },
@@ -165,43 +169,55 @@ export const caseProjection: Projection = {
     ],
     // Read by `_id` (the organization) only.
     [CASE_TAGS]: [],
+    // Read by `_id` (the run) only.
+    [CASE_RUNS]: [],
   },
   async project(event, store) {
     const changes = await changesOf(event, store);
     if (changes.length === 0) return;
     await recordTags(store, changes, event.position);
-    const cases = store.collection<CaseDocument & ProjectedDocument>(CASES);
+    const cases = store.collection<StoredCase>(CASES);
     for (const { next } of changes) await cases.replaceOne({ _id: next._id }, { ...next, _position: event.position }, { upsert: true });
   },
-};
+});
+
+function withoutPosition(stored: StoredCase): CaseDocument {
+  const { _position: _ignored, ...document } = stored;
+  return document;
+}
 
 /** The documents an event changes, skipping those that already reflect it (a redelivery). */
-async function changesOf(event: RecordedEvent, store: ReadStore): Promise<Change[]> {
-  const cases = store.collection<CaseDocument & ProjectedDocument>(CASES);
+async function changesOf(event: Recorded<CaseProjectionEvent>, store: ReadStore): Promise<Change[]> {
+  const cases = store.collection<StoredCase>(CASES);
   const change = async (id: string, evolve: (current: CaseDocument | null) => CaseDocument | null): Promise<Change[]> => {
     const stored = await cases.findOne({ _id: id });
     if (stored && stored._position >= event.position) return [];
-    const { _position: _ignored, ...previous } = stored ?? ({} as ProjectedDocument);
-    const next = evolve(stored ? (previous as unknown as CaseDocument) : null);
-    return next ? [{ previous: stored ? (previous as unknown as CaseDocument) : null, next }] : [];
+    const previous = stored ? withoutPosition(stored) : null;
+    const next = evolve(previous);
+    return next ? [{ previous, next }] : [];
   };
+  const runs = store.collection<CaseRunDocument>(CASE_RUNS);
   switch (event.type) {
     case 'CaseVersionAppended': {
-      const data = event.data as CaseVersionAppended['data'];
+      const { data } = event;
       return change(caseDocumentId(data.organization, data.caseId), (current) => versionAppended(current, data));
     }
     case 'CaseVariantDefined': {
-      const data = event.data as CaseVariantDefined['data'];
+      const { data } = event;
       return change(caseDocumentId(data.organization, data.caseId), (current) => variantDefined(current, data));
     }
     case 'BatchStarted': {
-      const data = event.data as BatchStarted['data'];
+      const { data } = event;
+      // Written before the cases, like the tags, so a redelivery mends a crash between the two.
+      await recordPlannedRuns(runs, data.organization, data.runs, event.position);
       const all = await Promise.all(data.cases.map((definition) => change(caseDocumentId(data.organization, definition.id), (current) => batchStarted(current, data, definition))));
       return all.flat();
     }
     default: {
-      const run = await store.collection<RunDocument>(RUNS).findOne({ _id: (event.data as { runId: string }).runId });
-      return run ? change(caseDocumentId(run.organization, run.case.id), (current) => runChanged(current, run)) : [];
+      const run = await recordProgress(runs, event);
+      // A start or a command changes no verdict: the case shows a run's progress at its verdicts and its finish.
+      if (!run || event.type === 'TrialStarted' || event.type === 'TrialCommandRecorded') return [];
+      return change(caseDocumentId(run.organization, run.caseId), (current) => runChanged(current, run));
     }
   }
 }
@@ -215,7 +231,7 @@ async function recordTags(store: ReadStore, changes: Change[], position: number)
   }
   if ([...delta.values()].every((count) => count === 0)) return;
   const organization = changes[0].next.organization;
-  const collection = store.collection<CaseTagsDocument & ProjectedDocument>(CASE_TAGS);
+  const collection = store.collection<CaseTagsDocument & { _position: number }>(CASE_TAGS);
   const stored = await collection.findOne({ _id: organization });
   // Written before the cases, so a crash between the two is mended by the redelivery.
   if (stored && stored._position >= position) return;

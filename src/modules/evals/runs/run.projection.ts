@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../../infrastructure/processing/projection';
+import { typedDocumentProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup, Trigger } from '../batches/batch.events';
 import { CostRecord, emptyCosts, sumCosts } from '../trials/costs';
 import { computeDistribution, Distribution, storedDistribution } from '../trials/distribution';
@@ -73,7 +72,7 @@ function withTrialEvent(run: RunDocument, event: TrialEvent): RunDocument {
   return { ...run, trials, harnessVersion, sandbox, costs: trials.some((t) => t.costs) ? costs : emptyCosts(), distribution: computeDistribution(trials) };
 }
 
-export const runProjection = documentProjection<RunDocument>({
+export const runProjection = typedDocumentProjection<BatchStarted | RunFinished | TrialEvent, RunDocument>({
   name: 'eval-runs',
   collection: RUNS,
   indexes: [
@@ -83,20 +82,17 @@ export const runProjection = documentProjection<RunDocument>({
     { keys: { organization: 1, startedAtMillis: -1, _id: -1 } },
   ],
   eventTypes: ['BatchStarted', 'RunFinished', ...TRIAL_EVENT_TYPES],
-  documentId(event: RecordedEvent) {
-    if (event.type === 'BatchStarted') return (event.data as BatchStarted['data']).runs.map((run) => run.runId);
-    return (event.data as { runId: string }).runId;
+  documentId(event) {
+    if (event.type === 'BatchStarted') return event.data.runs.map((run) => run.runId);
+    return event.data.runId;
   },
   evolve(document, event, id) {
-    if (event.type === 'BatchStarted') {
-      const data = event.data as BatchStarted['data'];
-      return created(data, data.runs.find((run) => run.runId === id)!);
-    }
+    if (event.type === 'BatchStarted') return created(event.data, event.data.runs.find((run) => run.runId === id)!);
     if (!document) return null;
     if (event.type === 'RunFinished') {
-      const data = event.data as RunFinished['data'];
+      const { data } = event;
       return { ...document, status: data.status, failure: data.failure, finishedAt: data.finishedAt, distribution: storedDistribution(data.distribution), costs: data.costs };
     }
-    return withTrialEvent(document, event as unknown as TrialEvent);
+    return withTrialEvent(document, event);
   },
 });

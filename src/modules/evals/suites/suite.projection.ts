@@ -1,7 +1,6 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import { documentProjection } from '../../../infrastructure/processing/projection';
 import type { BatchStarted } from '../batches/batch.events';
 import type { EvalSource } from '../shared/definitions';
+import { typedDocumentProjection } from '../../typed-projection';
 import type { SuiteDefined } from './suite.events';
 
 export const SUITES = 'eval_suites';
@@ -45,17 +44,14 @@ function ran(current: SuiteDocument | null, data: BatchStarted['data']): SuiteDo
 }
 
 /** One document per suite: its name, when it last ran, and its recorded definition. */
-export const suiteProjection = documentProjection<SuiteDocument>({
+export const suiteProjection = typedDocumentProjection<SuiteDefined | BatchStarted, SuiteDocument>({
   name: 'eval-suites',
   collection: SUITES,
   indexes: [{ keys: { organization: 1, lastRunAtMillis: -1, suiteId: -1 } }, { keys: { organization: 1, sortName: 1, suiteId: 1 } }],
   eventTypes: ['SuiteDefined', 'BatchStarted'],
-  documentId(event: RecordedEvent) {
-    const data = event.data as SuiteDefined['data'] | BatchStarted['data'];
-    return suiteDocumentId(data.organization, data.suite.id);
-  },
+  documentId: (event) => suiteDocumentId(event.data.organization, event.data.suite.id),
   evolve(document, event) {
-    if (event.type === 'SuiteDefined') return defined(document, event.data as SuiteDefined['data']);
-    return ran(document, event.data as BatchStarted['data']);
+    if (event.type === 'SuiteDefined') return defined(document, event.data);
+    return ran(document, event.data);
   },
 });
