@@ -1,4 +1,4 @@
-import { IdempotencyCommand, idempotencyDecider, IdempotencyEvent } from '../../src/modules/evals/batches/start-batch/idempotency';
+import { IdempotencyCommand, idempotencyDecider, IdempotencyEvent } from '../../src/modules/evals/batches/idempotency';
 import { BadRequest } from '../../src/shared/errors';
 import { given } from '../support/decider-spec';
 
