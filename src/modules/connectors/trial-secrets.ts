@@ -1,14 +1,14 @@
-import type { EventStore } from '../../infrastructure/event-store/event-store.port';
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../../infrastructure/event-store/stream-command';
-import type { JsonLogger } from '../../infrastructure/logging/json-logger';
-import type { ReadStore } from '../../infrastructure/read-store/read-store.port';
+import { JsonLogger } from '../../infrastructure/logging/json-logger';
+import { READ_STORE, ReadStore } from '../../infrastructure/read-store/read-store.port';
 import { SecretUnreadable } from '../../infrastructure/secrets/aes-gcm';
-import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
-import type { Runtime } from '../../runtime';
+import { KeyRing, KeyRingSource, openKeyRing } from '../../infrastructure/secrets/key-ring';
 import { foldEvents } from '../../shared/decider';
 import { isReservedVariable } from '../../shared/reserved-variables';
 import type { VariantDefinition } from '../evals/shared/definitions';
-import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/execution/trial-environment';
+import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/orchestration/trial-environment';
 import { environmentDecider } from '../environment/environment.decider';
 import { environmentStream } from '../environment/environment.events';
 import { readEnvironment } from '../environment/environment-reads';
@@ -47,10 +47,11 @@ interface OpenedConnection {
  * connector values, decrypted here, in the trial runner's process, from the sealed values in
  * the event log (read models hold none). `secrets` lists every secret value, for redaction.
  */
+@Injectable()
 export class TrialSecrets implements TrialEnvironment {
   constructor(
-    private readonly eventStore: EventStore,
-    private readonly readStore: ReadStore,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
     private readonly keyRing: KeyRing,
     private readonly logger: JsonLogger,
   ) {}
@@ -153,7 +154,10 @@ function parseValues(plaintext: string): Record<string, string> {
   }
 }
 
-/** The saga's TrialEnvironment, over the runtime's stores and master key. */
-export function createTrialSecrets(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>): TrialSecrets {
-  return new TrialSecrets(runtime.eventStore, runtime.readStore, keyRingOf(runtime), runtime.logger);
+/**
+ * TrialSecrets over these stores, with a key ring of its own: for what runs outside the
+ * server's container (tools, tests). The server's comes from ConnectorsModule.
+ */
+export function createTrialSecrets(source: KeyRingSource & { readStore: ReadStore; logger: JsonLogger }): TrialSecrets {
+  return new TrialSecrets(source.eventStore, source.readStore, openKeyRing(source), source.logger);
 }
