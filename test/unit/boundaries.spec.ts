@@ -51,10 +51,18 @@ describe('the trial runner is importable alone', () => {
 
   it('the execution folder imports nothing of the orchestration, Nest, the stores or the wiring', () => {
     const reached = reachableFrom(graph, path.join(EXECUTION, 'index.ts'));
+    const serverPackages = ['better-sqlite3', 'mongodb', '@eventstore/db-client', 'fastify'];
+    const allowedFolders = [EXECUTION, at('shared/'), at('modules/evals/shared/')];
     const allowed = (file: string) =>
-      !path.isAbsolute(file) ? !file.startsWith('@nestjs/') && !['better-sqlite3', 'mongodb', '@eventstore/db-client', 'fastify'].includes(file) : [EXECUTION, at('shared/'), at('modules/evals/shared/')].some((folder) => file.startsWith(folder));
+      path.isAbsolute(file) ? allowedFolders.some((folder) => file.startsWith(folder)) : !file.startsWith('@nestjs/') && !serverPackages.includes(file);
     expect(reached.filter((file) => !allowed(file)).map(shown)).toEqual([]);
     expect(edges((file) => file.startsWith(EXECUTION), (target) => target.startsWith(at('modules/evals/orchestration/')))).toEqual([]);
+  });
+
+  it('the orchestration reaches the runner only through its port and its public face', () => {
+    const publicFace = [path.join(EXECUTION, 'trial-runner.port.ts'), path.join(EXECUTION, 'index.ts')];
+    const internal = (target: string) => target.startsWith(EXECUTION) && !publicFace.includes(target);
+    expect(edges((file) => file.startsWith(at('modules/evals/orchestration/')), internal)).toEqual([]);
   });
 
   it('loads in a fresh node process without loading Nest or a store', () => {
