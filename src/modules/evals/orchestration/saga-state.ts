@@ -42,7 +42,7 @@ const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
 /** The events the saga follows: a batch's start and end, its trials, its runs' ends, its slot. */
 export type SagaEvent = BatchStarted | TrialEvent | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
 
-const SAGA_EVENT_TYPES = new Set<string>(['BatchStarted', ...TRIAL_EVENT_TYPES, 'RunFinished', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased']);
+const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>(['BatchStarted', ...TRIAL_EVENT_TYPES, 'RunFinished', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased']);
 
 /** The stored type string is the contract: an event of one of these types has that type's data. */
 function isSagaEvent(event: RecordedEvent): event is RecordedEvent & SagaEvent {
