@@ -1,11 +1,10 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { EVENT_STORE } from './infrastructure/event-store/event-store.port';
 import { AllExceptionsFilter } from './infrastructure/http/all-exceptions.filter';
 import { DecodePipe } from './infrastructure/http/decode/decode.pipe';
-import { READ_STORE } from './infrastructure/read-store/read-store.port';
-import { CLOCK, systemClock } from './shared/clock';
+import { InfrastructureModule } from './infrastructure/infrastructure.module';
+import type { KeyRing } from './infrastructure/secrets/key-ring';
 import { apiKeyProjection } from './modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from './modules/auth/authentication/auth.guard';
@@ -14,38 +13,30 @@ import { AuthModule } from './modules/auth/auth.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { EnvironmentModule } from './modules/environment/environment.module';
 import { EvalsModule } from './modules/evals/evals.module';
-import { EXECUTION_POLICY, ExecutionPolicy } from './modules/evals/shared/execution-policy';
+import type { TrialExecutionPlan } from './modules/evals/orchestration/execution-host';
 import { HealthController } from './modules/operations/health.controller';
 import { PromptsModule } from './modules/prompts/prompts.module';
-import { RUNTIME, Runtime } from './runtime';
-
-/** The stores and cross-cutting HTTP behaviour, shared by every feature module. */
-@Global()
-@Module({})
-export class InfrastructureModule {
-  static forRuntime(runtime: Runtime, policy: ExecutionPolicy | null): DynamicModule {
-    return {
-      module: InfrastructureModule,
-      providers: [
-        { provide: RUNTIME, useValue: runtime },
-        ...(policy ? [{ provide: EXECUTION_POLICY, useValue: policy }] : []),
-        { provide: EVENT_STORE, useValue: runtime.eventStore },
-        { provide: READ_STORE, useValue: runtime.readStore },
-        { provide: CLOCK, useValue: systemClock },
-      ],
-      exports: [RUNTIME, EVENT_STORE, READ_STORE, CLOCK, ...(policy ? [EXECUTION_POLICY] : [])],
-    };
-  }
-}
+import type { Runtime } from './runtime';
 
 @Module({})
 export class AppModule {
-  /** `policy`: the execution settings the start use cases check (null: the strictest). */
-  static forRuntime(runtime: Runtime, policy: ExecutionPolicy | null = null): DynamicModule {
+  /**
+   * The application over what the composition root opened: the runtime's stores, the process's
+   * key ring, and the plan of how this process runs trials.
+   */
+  static forRuntime(runtime: Runtime, keyRing: KeyRing, execution: TrialExecutionPlan): DynamicModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRuntime(runtime, policy), CqrsModule.forRoot(), AuthModule, EvalsModule, PromptsModule, ConnectorsModule, EnvironmentModule],
+      imports: [
+        InfrastructureModule.forRoot({ ...runtime, keyRing }),
+        CqrsModule.forRoot(),
+        AuthModule,
+        EvalsModule.forPlan(execution),
+        PromptsModule,
+        ConnectorsModule,
+        EnvironmentModule,
+      ],
       controllers: [HealthController],
       providers: [
         { provide: APP_PIPE, useClass: DecodePipe },

@@ -11,10 +11,10 @@ import { answerClientError } from './infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
 import { holdDataDirectory } from './infrastructure/locks/data-directory-lock';
 import { JsonLogger } from './infrastructure/logging/json-logger';
+import { KeyRing, openKeyRing } from './infrastructure/secrets/key-ring';
 import { withMasterKey } from './infrastructure/secrets/master-key';
-import { createTrialSecrets } from './modules/connectors/trial-secrets';
-import { startTrialExecution, TrialExecution } from './modules/evals/execution/execution-host';
 import { claimTrialsRoot, TrialsRoot } from './modules/evals/execution/workspace/trials-root';
+import { planTrialExecution, TrialExecutionPlan } from './modules/evals/orchestration/execution-host';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
 export interface RunningServer {
@@ -52,18 +52,43 @@ function claimTrials(logger: JsonLogger): TrialsRoot {
 async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: TrialsRoot, release: () => void): Promise<RunningServer> {
   // ASSAY_MASTER_KEY, else the data directory's key file (generated, mode 0600, on first start).
   const runtime = await openRuntime(withMasterKey(config, logger), logger);
-  let execution: TrialExecution;
+  let app: NestFastifyApplication | null = null;
   try {
     await runtime.projections.start();
     await bootstrapInitialKey(runtime);
-    execution = await startTrialExecution(runtime, createTrialSecrets(runtime), trialsRoot);
+    // The process's one key ring: the application's handlers and the trial runner share it.
+    const keyRing = openKeyRing(runtime);
+    const execution = await planTrialExecution({ dataDir: runtime.config.dataDir, execution: runtime.config.execution, trialsRoot, keyRing, logger });
+    app = await createApp(runtime, keyRing, execution);
+    // Booting the application starts the trial saga, which recovers before the server listens.
+    await app.listen(config.port, config.host);
   } catch (error) {
     // A start refused by its configuration leaves nothing open behind it.
+    await app?.close();
     await closeRuntime(runtime);
     throw error;
   }
-  const { saga, policy } = execution;
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  logger.info('Assay is serving', { url, dataDir: config.eventStoreUrl ? undefined : config.dataDir });
 
+  let closing: Promise<void> | null = null;
+  const running = app;
+  const close = () => {
+    closing ??= (async () => {
+      // The HTTP server closes, then the saga stops (its shutdown hook), then the stores close.
+      await running.close();
+      await closeRuntime(runtime);
+      release();
+    })();
+    return closing;
+  };
+  return { app, runtime, url, close };
+}
+
+async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExecutionPlan): Promise<NestFastifyApplication> {
+  const { config, logger } = runtime;
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxBodyBytes,
     logger: false,
@@ -73,30 +98,14 @@ async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: Trials
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
     http: { requireHostHeader: false },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, policy), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, keyRing, execution), adapter, {
     logger,
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   configureFastify(fastify, logger, config.maxBodyBytes);
   holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
-  await app.listen(config.port, config.host);
-  const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host}:${port}`;
-  logger.info('Assay is serving', { url, dataDir: config.eventStoreUrl ? undefined : config.dataDir });
-
-  let closing: Promise<void> | null = null;
-  const close = () => {
-    closing ??= (async () => {
-      await app.close();
-      await saga.stop();
-      await closeRuntime(runtime);
-      release();
-    })();
-    return closing;
-  };
-  return { app, runtime, url, close };
+  return app;
 }
 
 /** Graceful shutdown: stop accepting, finish in-flight requests, close the stores. */

@@ -23,8 +23,6 @@ export interface Runtime {
   writes: WriteTracker;
 }
 
-export const RUNTIME = Symbol('Runtime');
-
 export const EVENT_LOG_FILE = 'events.sqlite';
 
 export async function openEventStore(config: AssayConfig): Promise<EventStore> {

@@ -1,4 +1,4 @@
-import type { EventMetadata } from '../infrastructure/event-store/event-store.port';
+import type { EventMetadata } from './domain-event';
 import type { Permission } from './permissions';
 
 /** Who is calling: resolved from the bearer credential by the auth guard. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { keyRingOf } from '../../src/infrastructure/secrets/key-ring';
+import { openKeyRing } from '../../src/infrastructure/secrets/key-ring';
 import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
 import { ApiClient } from '../support/http-client';
 import { makeRepository, startBody, waitForBatch } from '../support/evals';
@@ -63,7 +63,7 @@ describe('evals: batches run their trials', () => {
     // Sealed under acme's data key: only the key ring opens it, and to the content the sha256 names.
     const stored = fs.readFileSync(artifactPath(server.dataDir, 'acme', artifact.sha256));
     expect(stored.includes('hello')).toBe(false);
-    const opened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
+    const opened = await openKeyRing(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
     expect(opened.toString('utf8')).toBe('hello\n');
   });
 

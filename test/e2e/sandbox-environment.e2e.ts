@@ -1,5 +1,5 @@
 import { executeOnStream } from '../../src/infrastructure/event-store/stream-command';
-import { keyRingOf } from '../../src/infrastructure/secrets/key-ring';
+import { openKeyRing } from '../../src/infrastructure/secrets/key-ring';
 import { environmentDecider } from '../../src/modules/environment/environment.decider';
 import { environmentStream } from '../../src/modules/environment/environment.events';
 import { previewOf } from '../../src/modules/environment/variable-rules';
@@ -25,7 +25,7 @@ describe('reserved variables stored before the rule do not reach trials', () => 
 
   /** Stored as the old service did: straight through the decider, which never checked names. */
   async function storeAsBefore(values: Record<string, string>): Promise<void> {
-    const keyRing = keyRingOf(server.runtime);
+    const keyRing = openKeyRing(server.runtime);
     const variables = [];
     for (const [name, value] of Object.entries(values)) {
       const sealedValue = await keyRing.seal({ kind: 'variable', organization: 'acme', name }, value);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { executeOnStream } from '../../src/infrastructure/event-store/stream-command';
-import { keyRingOf } from '../../src/infrastructure/secrets/key-ring';
+import { openKeyRing } from '../../src/infrastructure/secrets/key-ring';
 import { environmentDecider } from '../../src/modules/environment/environment.decider';
 import { environmentStream } from '../../src/modules/environment/environment.events';
 import { previewOf } from '../../src/modules/environment/variable-rules';
@@ -130,15 +130,15 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
     const stored = fs.readFileSync(artifactPath(server.dataDir, 'acme', artifact.sha256));
     expect(stored.includes('token=')).toBe(false);
     for (const file of filesUnder(server.dataDir)) expect({ file, found: fs.readFileSync(file).includes(kept) }).toEqual({ file, found: false });
-    const opened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
+    const opened = await openKeyRing(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: artifact.sha256 }, stored);
     expect(opened.toString('utf8')).toBe(kept);
     const big = trial.artifacts.find((entry: { path: string }) => entry.path === 'big.bin');
     expect(big.byteSize).toBe(BIG_BYTES);
     const bigStored = fs.readFileSync(artifactPath(server.dataDir, 'acme', big.sha256));
-    const bigOpened = await keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: big.sha256 }, bigStored);
+    const bigOpened = await openKeyRing(server.runtime).openFile({ kind: 'artifact', organization: 'acme', sha256: big.sha256 }, bigStored);
     expect({ byteSize: bigOpened.length, sha256: sha256(bigOpened) }).toEqual({ byteSize: BIG_BYTES, sha256: big.sha256 });
     // Bound to its organization: another one's key ring cannot open it even by asking.
-    await expect(keyRingOf(server.runtime).openFile({ kind: 'artifact', organization: 'globex', sha256: artifact.sha256 }, stored)).rejects.toThrow();
+    await expect(openKeyRing(server.runtime).openFile({ kind: 'artifact', organization: 'globex', sha256: artifact.sha256 }, stored)).rejects.toThrow();
   });
 
   it('refuses a connector secret field under 8 characters with 400 naming the field, and stores nothing', async () => {
@@ -154,7 +154,7 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
   it('keeps working with a short secret stored before the minimum: listed, given to trials, replaced as itself', async () => {
     // Stored as an older server did, through the domain's own decider: the API now refuses it.
     const organization = 'acme';
-    const sealedValue = await keyRingOf(server.runtime).seal({ kind: 'variable', organization, name: 'OLD_PIN' }, 'pin42');
+    const sealedValue = await openKeyRing(server.runtime).seal({ kind: 'variable', organization, name: 'OLD_PIN' }, 'pin42');
     const variable = { name: 'OLD_PIN', secret: true, sealedValue, preview: previewOf('pin42', true), newVariableId: newId('env') };
     const metadata = { organization, actor: 'test:older-server', correlationId: 'legacy-pin', causationId: 'legacy-pin' };
     await executeOnStream(server.runtime.eventStore, environmentStream(organization), environmentDecider, { type: 'SetVariables', organization, variables: [variable], now: new Date() }, metadata);

@@ -3,7 +3,7 @@ import { caseDecider } from '../../src/modules/evals/cases/case.decider';
 import type { CaseEvent } from '../../src/modules/evals/cases/case.events';
 import type { EvalCase, EvalSuite, VariantDefinition } from '../../src/modules/evals/shared/definitions';
 import { definitionHash, definitionParts } from '../../src/modules/evals/shared/identity';
-import { TrialScheduler } from '../../src/modules/evals/execution/trial-scheduler';
+import { TrialScheduler } from '../../src/modules/evals/orchestration/trial-scheduler';
 import { Conflict } from '../../src/shared/errors';
 import { given } from '../support/decider-spec';
 

@@ -4,17 +4,10 @@
  * (event-store.contract.ts).
  */
 
-/** Who caused an event and why: the audit trail carried by every stored event. */
-export interface EventMetadata {
-  organization: string;
-  /** API key id, OAuth subject, or `system:<component>` for the service itself. */
-  actor: string;
-  /** The HTTP request (or CLI invocation) that led to the event. */
-  correlationId: string;
-  /** The id of the event that caused this one, or the correlation id for a request. */
-  causationId: string;
-  [extra: string]: unknown;
-}
+import type { EventMetadata } from '../../shared/domain-event';
+
+// Defined in shared/, so that domain code names it without depending on the store; re-exported for the port's users.
+export type { EventMetadata } from '../../shared/domain-event';
 
 export interface NewEvent<Type extends string = string, Data = unknown> {
   /** A UUID. Appending the same ids to the same stream again adds nothing. */

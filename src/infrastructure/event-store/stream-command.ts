@@ -1,4 +1,5 @@
 import { Decider, foldEvents } from '../../shared/decider';
+import type { DomainEvent } from '../../shared/domain-event';
 import { Conflict } from '../../shared/errors';
 import { derivedEventId, newEventId } from '../../shared/ids';
 import {
@@ -10,11 +11,7 @@ import {
   WrongExpectedVersion,
 } from './event-store.port';
 
-/** A domain event before it is stored: its type string is a stored contract. */
-export interface DomainEvent<Type extends string = string, Data = unknown> {
-  type: Type;
-  data: Data;
-}
+export type { DomainEvent } from '../../shared/domain-event';
 
 export interface StreamCommandResult<Event> {
   /** The events this command appended (empty when the decision was already in the stream). */

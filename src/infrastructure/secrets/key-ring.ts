@@ -115,14 +115,17 @@ function systemMetadata(organization: string, keyId: string): EventMetadata {
   return { organization, actor: 'system:key-ring', correlationId: `datakey-${keyId}`, causationId: `datakey-${keyId}` };
 }
 
-const rings = new WeakMap<EventStore, KeyRing>();
+/** What a key ring is opened over: the event log that holds the wrapped data keys, and the master key's configuration. */
+export interface KeyRingSource {
+  eventStore: EventStore;
+  config: Pick<AssayConfig, 'masterKey' | 'dataDir'>;
+}
 
-/** One key ring per event store, so the HTTP handlers and the trial runner share its cache. */
-export function keyRingOf(runtime: { eventStore: EventStore; config: Pick<AssayConfig, 'masterKey' | 'dataDir'> }): KeyRing {
-  let ring = rings.get(runtime.eventStore);
-  if (!ring) {
-    ring = new KeyRing(runtime.eventStore, configuredMasterKey(runtime.config));
-    rings.set(runtime.eventStore, ring);
-  }
-  return ring;
+/**
+ * A key ring over this event store and the configured master key. The server opens one, at its
+ * composition root, and InfrastructureModule provides it to every part that seals or opens.
+ * Another ring over the same log (a tool's, a test's) reads the same data keys from the log.
+ */
+export function openKeyRing(source: KeyRingSource): KeyRing {
+  return new KeyRing(source.eventStore, configuredMasterKey(source.config));
 }

@@ -3,13 +3,12 @@ import { executeOnStream, toDomainEvent } from '../../infrastructure/event-store
 import type { JsonLogger } from '../../infrastructure/logging/json-logger';
 import type { ReadStore } from '../../infrastructure/read-store/read-store.port';
 import { SecretUnreadable } from '../../infrastructure/secrets/aes-gcm';
-import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
-import type { Runtime } from '../../runtime';
+import { KeyRing, KeyRingSource, openKeyRing } from '../../infrastructure/secrets/key-ring';
 import { Clock, systemClock } from '../../shared/clock';
 import { foldEvents } from '../../shared/decider';
 import { isReservedVariable } from '../../shared/reserved-variables';
 import type { VariantDefinition } from '../evals/shared/definitions';
-import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/execution/trial-environment';
+import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/orchestration/trial-environment';
 import { EnvironmentValues, environmentValues } from '../environment/environment-values';
 import { ConnectionDocument, CONNECTIONS } from './connection.projection';
 import { connectorEnvName } from './connector-values';
@@ -154,8 +153,11 @@ function parseValues(plaintext: string): Record<string, string> {
   }
 }
 
-/** The saga's TrialEnvironment, over the runtime's stores and master key. */
-export function createTrialSecrets(runtime: Pick<Runtime, 'eventStore' | 'readStore' | 'config' | 'logger'>, clock: Clock = systemClock): TrialSecrets {
-  const keyRing = keyRingOf(runtime);
-  return new TrialSecrets(environmentValues(runtime.eventStore, keyRing), runtime.eventStore, runtime.readStore, keyRing, runtime.logger, clock);
+/**
+ * TrialSecrets over these stores, with a key ring of its own: for what runs outside the
+ * server's container (tools, tests). The server's comes from ConnectorsModule.
+ */
+export function createTrialSecrets(source: KeyRingSource & { readStore: ReadStore; logger: JsonLogger }, clock: Clock = systemClock): TrialSecrets {
+  const keyRing = openKeyRing(source);
+  return new TrialSecrets(environmentValues(source.eventStore, keyRing), source.eventStore, source.readStore, keyRing, source.logger, clock);
 }

@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { KeyRing, keyRingOf } from '../../infrastructure/secrets/key-ring';
-import { RUNTIME, Runtime } from '../../runtime';
 import { ListVariablesController } from './list-variables/list-variables.controller';
 import { ListVariablesHandler } from './list-variables/list-variables.handler';
 import { RemoveVariableController } from './remove-variable/remove-variable.controller';
@@ -11,11 +9,6 @@ import { SetVariablesHandler } from './set-variables/set-variables.handler';
 /** The organization's environment variables: sealed values, previews in the read model. */
 @Module({
   controllers: [SetVariablesController, ListVariablesController, RemoveVariableController],
-  providers: [
-    { provide: KeyRing, useFactory: (runtime: Runtime) => keyRingOf(runtime), inject: [RUNTIME] },
-    SetVariablesHandler,
-    ListVariablesHandler,
-    RemoveVariableHandler,
-  ],
+  providers: [SetVariablesHandler, ListVariablesHandler, RemoveVariableHandler],
 })
 export class EnvironmentModule {}

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { GetBatchController } from './batches/get-batch/get-batch.controller';
 import { GetBatchHandler } from './batches/get-batch/get-batch.handler';
 import { BatchStarter } from './batches/batch-starter';
@@ -8,6 +8,8 @@ import { RunCaseController } from './cases/run-case/run-case.controller';
 import { RunCaseHandler } from './cases/run-case/run-case.handler';
 import { GetRunController } from './runs/get-run/get-run.controller';
 import { GetRunHandler } from './runs/get-run/get-run.handler';
+import type { TrialExecutionPlan } from './orchestration/execution-host';
+import { OrchestrationModule } from './orchestration/orchestration.module';
 
 import { ListBatchesController } from './batches/list-batches/list-batches.controller';
 import { ListBatchesHandler } from './batches/list-batches/list-batches.handler';
@@ -32,4 +34,9 @@ const readHandlers = [ListBatchesHandler, ListRunsHandler, GetCaseHandler, ListC
   controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, ...readControllers],
   providers: [BatchStarter, StartBatchHandler, RunCaseHandler, GetBatchHandler, GetRunHandler, ...readHandlers],
 })
-export class EvalsModule {}
+export class EvalsModule {
+  /** With the orchestration that runs the batches started here, over this process's trial execution plan. */
+  static forPlan(plan: TrialExecutionPlan): DynamicModule {
+    return { module: EvalsModule, imports: [OrchestrationModule.forPlan(plan)] };
+  }
+}

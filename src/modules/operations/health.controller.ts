@@ -1,12 +1,18 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
 import { Public } from '../../infrastructure/http/operation.decorator';
-import { RUNTIME, Runtime } from '../../runtime';
+import { ProjectionRunner } from '../../infrastructure/processing/projection-runner';
+import { READ_STORE, ReadStore } from '../../infrastructure/read-store/read-store.port';
 
 /** Liveness and readiness probes for orchestrators: plain GETs, no credential. */
 @Controller()
 export class HealthController {
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    private readonly projections: ProjectionRunner,
+  ) {}
 
   @Get('health')
   @Public()
@@ -18,7 +24,7 @@ export class HealthController {
   @Get('ready')
   @Public()
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const { eventStore, readStore, projections } = this.runtime;
+    const { eventStore, readStore, projections } = this;
     try {
       const head = await eventStore.headPosition();
       if (!(await readStore.ping())) return this.notReady(reply, 'the read store does not answer');

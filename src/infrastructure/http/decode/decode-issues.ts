@@ -1,16 +1,8 @@
 import type { ValidationError } from 'class-validator';
 import { EACH_ELEMENT, ElementFailure } from './each-element';
+import type { IssueTag } from './issue-tag';
 
-/** The spec's error issue tags. */
-export type IssueTag =
-  | 'Pointer'
-  | 'Unexpected'
-  | 'Missing'
-  | 'Composite'
-  | 'Refinement'
-  | 'Transformation'
-  | 'Type'
-  | 'Forbidden';
+export type { IssueTag } from './issue-tag';
 
 export interface DecodeIssue {
   _tag: IssueTag;

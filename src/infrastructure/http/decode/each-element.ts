@@ -1,5 +1,5 @@
 import { registerDecorator, ValidationArguments } from 'class-validator';
-import type { IssueTag } from './decode-issues';
+import type { IssueTag } from './issue-tag';
 
 export const EACH_ELEMENT = 'eachElement';
 

@@ -1,6 +1,12 @@
-/** The trial runner's public face: what the server wires up and what the benchmark measures. */
+/**
+ * The trial runner's public face: what the server wires up, what the benchmark measures and
+ * what the CLI's local mode runs. Importable alone: nothing here reaches Nest, the stores, the
+ * saga or the app's wiring (test/unit/boundaries.spec.ts checks it).
+ */
 export { createTrialRunner, SandboxTrialRunner } from './trial-runner';
 export type { TrialRunnerOptions } from './trial-runner';
+export { voidOutcome } from './trial-runner.port';
+export type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialRunner, TrialSpec, TrialUsage } from './trial-runner.port';
 export { loadExecutionConfig, parseExecutionConfig, ExecutionConfigError } from './execution-config';
 export type { ExecutionConfig, HarnessDefinition, SandboxDefinition, SandboxDriverName } from './execution-config';
 export { detectDefaultSandbox } from './sandbox/default-sandbox';

@@ -1,6 +1,5 @@
 import type { RepositoryPolicy } from '../shared/repository-urls';
 import { ConfigShape, optionalBoolean } from './config-shape';
-import type { ExecutionConfig } from './execution-config';
 
 /**
  * The operator's consent to what weakens isolation: `allowUnsandboxed` (trials as plain
@@ -16,8 +15,15 @@ export function repositoryPolicy(shape: ConfigShape, value: unknown): Repository
   };
 }
 
+/** The part of an execution config that says where trials run, and whether plain processes are allowed. */
+export interface SandboxChoices {
+  allowUnsandboxed: boolean;
+  defaultSandbox: string | null;
+  sandboxes: Partial<Record<string, { driver: string }>>;
+}
+
 /** A configured `process` driver without `allowUnsandboxed: true` stops the start, naming its key. */
-export function checkUnsandboxedConsent(shape: ConfigShape, config: ExecutionConfig): void {
+export function checkUnsandboxedConsent(shape: ConfigShape, config: SandboxChoices): void {
   if (config.allowUnsandboxed) return;
   const problem = 'runs trials as plain processes without isolation (they can read the data directory and the master key file); set allowUnsandboxed: true to allow it';
   if (config.defaultSandbox === 'process') shape.fail('defaultSandbox', problem);

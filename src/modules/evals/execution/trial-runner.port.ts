@@ -78,3 +78,24 @@ export interface TrialRunner {
   /** Runs one trial to its verdict. It never throws for a trial's own failure. */
   run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome>;
 }
+
+/** The outcome of a trial voided before anything ran in a sandbox: nothing measured, nothing changed. */
+export function voidOutcome(fields: { failure: string; voidFields: string[]; serviceFault: boolean; harnessVersion?: string | null }): TrialOutcome {
+  return {
+    status: 'void',
+    exitCode: null,
+    failure: fields.failure,
+    voidFields: fields.voidFields,
+    serviceFault: fields.serviceFault,
+    timed: false,
+    trajectory: [],
+    verifySteps: [],
+    filesChanged: [],
+    artifacts: [],
+    modelMs: 0,
+    sandboxMs: 0,
+    sandboxId: null,
+    usage: null,
+    harnessVersion: fields.harnessVersion ?? null,
+  };
+}

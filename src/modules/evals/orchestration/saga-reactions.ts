@@ -1,6 +1,7 @@
 import { EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '../../../infrastructure/event-store/event-store.port';
 import { executeOnStream, DomainEvent } from '../../../infrastructure/event-store/stream-command';
 import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import type { Clock } from '../../../shared/clock';
 import { derivedEventId } from '../../../shared/ids';
 import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.decider';
 import { batchStream } from '../batches/batch.events';
@@ -8,9 +9,8 @@ import { runStream } from '../runs/run.events';
 import { trialStream } from '../trials/trial.events';
 import { abandonedTrial, batchEnding, hasSimulatedUser, oneLine, runFinished, serviceFaultOutcome, trialResultEvents, trialSpec } from './saga-decisions';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
+import { TrialOutcome, TrialRunner, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
-import type { TrialOutcome, TrialRunner } from './trial-runner.port';
-import { voidOutcome } from './void-outcome';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
@@ -25,6 +25,7 @@ export class SagaReactions {
     private readonly state: SagaState,
     private readonly logger: JsonLogger,
     private readonly signal: AbortSignal,
+    private readonly clock: Clock,
   ) {}
 
   /** Moves a batch on as far as its stored events allow; answers the trials to queue. */
@@ -55,7 +56,7 @@ export class SagaReactions {
     if (!trial || !run || !batch || this.signal.aborted || isTerminal(trial.status)) return;
     const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trial.trialId });
     const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
-    const started = await this.appendIfExpected(trialStream(trialId), [{ type: 'TrialStarted', data: { ...ref, startedAt: new Date().toISOString() } }], metadata, 0);
+    const started = await this.appendIfExpected(trialStream(trialId), [{ type: 'TrialStarted', data: { ...ref, startedAt: this.clock.now().toISOString() } }], metadata, 0);
     if (!started) return;
     this.inFlight.add(trialId);
     try {
@@ -64,7 +65,7 @@ export class SagaReactions {
       if (this.signal.aborted) return;
       const variant = run.run.variant;
       const costInput = { harness: variant.harness, model: variant.model, sandbox: variant.sandbox, usage: outcome.usage, hasSimulatedUser: hasSimulatedUser(batch, run) };
-      await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput), metadata, 1);
+      await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput, this.clock.now()), metadata, 1);
       if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);
     } finally {
       this.inFlight.delete(trialId);
@@ -93,7 +94,7 @@ export class SagaReactions {
 
   private async queueTrial(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
     const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
-    const event = { type: 'TrialQueued', data: { ...ref, ordinal: trial.ordinal, queuedAt: new Date().toISOString() } };
+    const event = { type: 'TrialQueued', data: { ...ref, ordinal: trial.ordinal, queuedAt: this.clock.now().toISOString() } };
     await this.appendIfExpected(trialStream(trial.trialId), [event], this.metadata(batch, causation), 'no_stream');
   }
 
@@ -101,13 +102,13 @@ export class SagaReactions {
     const run = this.state.runs.get(trial.runId)!;
     const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
     this.logger.warn('voiding a trial abandoned by a stopped process', { trialId: trial.trialId, batchId: trial.batchId });
-    await this.appendIfExpected(trialStream(trial.trialId), [abandonedTrial(ref, run.run)], this.metadata(batch, causation), trial.revision);
+    await this.appendIfExpected(trialStream(trial.trialId), [abandonedTrial(ref, run.run, this.clock.now())], this.metadata(batch, causation), trial.revision);
   }
 
   private async finishRun(batch: SagaBatch, run: SagaRun, causation: Causation): Promise<void> {
     const trials = this.state.trialsOf(run);
     if (run.finished || !trials.every((trial) => isTerminal(trial.status))) return;
-    const event = runFinished(batch.started, run, trials);
+    const event = runFinished(batch.started, run, trials, this.clock.now());
     await this.appendIfExpected(runStream(run.run.runId), [event], this.metadata(batch, causation), 'no_stream');
   }
 
@@ -116,7 +117,7 @@ export class SagaReactions {
     if (!runs.every((run) => run.finished)) return;
     // The slot goes back before the batch reads as ended, so a client that saw it end can start another.
     await this.releaseSlot(batch, causation);
-    const event = batchEnding(batch.started, runs);
+    const event = batchEnding(batch.started, runs, this.clock.now());
     const appended = await this.appendIfExpected(batchStream(batch.started.batchId), [event], this.metadata(batch, causation), 0);
     if (appended) this.logger.info('batch ended', { batchId: batch.started.batchId, status: event.type });
   }
@@ -127,7 +128,7 @@ export class SagaReactions {
       return;
     }
     const { organization, batchId } = batch.started;
-    const command = { type: 'ReleaseSlot' as const, organization, batchId, reason: 'the batch ended', now: new Date() };
+    const command = { type: 'ReleaseSlot' as const, organization, batchId, reason: 'the batch ended', now: this.clock.now() };
     await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, command, this.metadata(batch, causation), { attempts: 50 });
   }
 

@@ -1,14 +1,17 @@
 import { setMaxListeners } from 'node:events';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
 import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import type { Clock } from '../../../shared/clock';
+import type { TrialRunner } from '../execution/trial-runner.port';
 import { SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';
 import type { TrialEnvironment } from './trial-environment';
-import type { TrialRunner } from './trial-runner.port';
 import { SagaReactions } from './saga-reactions';
 
 export interface TrialSagaOptions {
   maxParallelTrials: number;
+  clock: Clock;
 }
 
 /**
@@ -17,8 +20,12 @@ export interface TrialSagaOptions {
  * (voids trials a dead process was running, queues the rest, finishes what can be finished),
  * then reacts to each new event. Every reaction appends with an expected revision or derived
  * ids, so a redelivered event or a second reaction appends nothing twice.
+ *
+ * A Nest provider of the evals module: it starts when the application boots, before the server
+ * listens, and stops when the application shuts down, after the HTTP server has closed and
+ * before the stores close.
  */
-export class TrialSaga {
+export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly state = new SagaState();
   private readonly scheduler: TrialScheduler;
   private readonly reactions: SagaReactions;
@@ -28,7 +35,7 @@ export class TrialSaga {
   private readonly abort = new AbortController();
 
   constructor(
-    eventStore: EventStore,
+    private readonly eventStore: EventStore,
     runner: TrialRunner,
     environment: TrialEnvironment,
     private readonly logger: JsonLogger,
@@ -36,15 +43,20 @@ export class TrialSaga {
   ) {
     // Every running trial listens for the stop: as many listeners as trials run at once.
     setMaxListeners(0, this.abort.signal);
-    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal);
+    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock);
     this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
-    this.eventStore = eventStore;
   }
-
-  private readonly eventStore: EventStore;
 
   get runningTrials(): number {
     return this.scheduler.active;
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.stop();
   }
 
   async start(): Promise<void> {

@@ -4,13 +4,15 @@ import { sumCosts, TrialCostInput, trialCosts } from '../trials/costs';
 import { computeDistribution } from '../trials/distribution';
 import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
 import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
+import { TrialOutcome, TrialSpec, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment } from './trial-environment';
-import type { TrialOutcome, TrialSpec } from './trial-runner.port';
-import { voidOutcome } from './void-outcome';
 
 export const ABANDONED = 'abandoned: the process running this trial stopped';
 
-/** Pure decisions of the saga: what to run, and what a finished trial, run or batch records. */
+/**
+ * Pure decisions of the saga: what to run, and what a finished trial, run or batch records.
+ * The time arrives as `now`, so a decision depends on its arguments only.
+ */
 export function trialSpec(
   batch: BatchStarted['data'],
   run: PlannedRun,
@@ -45,9 +47,9 @@ export function oneLine(text: string): string {
   return text.split('\n')[0].slice(0, 240);
 }
 
-function resultOf(outcome: TrialOutcome, costInput: TrialCostInput): TrialResult {
+function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: Date): TrialResult {
   return {
-    finishedAt: new Date().toISOString(),
+    finishedAt: now.toISOString(),
     exitCode: outcome.exitCode,
     timed: outcome.timed,
     modelMs: outcome.modelMs,
@@ -63,10 +65,10 @@ function resultOf(outcome: TrialOutcome, costInput: TrialCostInput): TrialResult
 }
 
 /** The events that record a trial's outcome, appended together: commands, verify steps, verdict. */
-export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput): TrialEvent[] {
+export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput, now: Date): TrialEvent[] {
   const events: TrialEvent[] = outcome.trajectory.map((entry) => ({ type: 'TrialCommandRecorded', data: { ...ref, entry } }));
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: { ...ref, ...step } });
-  const result = resultOf(outcome, costInput);
+  const result = resultOf(outcome, costInput, now);
   if (outcome.status === 'void') {
     const failure = outcome.failure ?? 'the trial was voided';
     events.push({ type: 'TrialVoided', data: { ...ref, ...result, failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault } });
@@ -81,14 +83,14 @@ export function serviceFaultOutcome(error: Error): TrialOutcome {
 }
 
 /** A trial a dead process was running: void, and counted as executed (not a service fault). */
-export function abandonedTrial(ref: TrialRef, run: PlannedRun): TrialEvent {
+export function abandonedTrial(ref: TrialRef, run: PlannedRun, now: Date): TrialEvent {
   const costInput = { harness: run.variant.harness, model: run.variant.model, sandbox: run.variant.sandbox, usage: null, hasSimulatedUser: false };
-  const result = resultOf(voidOutcome({ failure: ABANDONED, voidFields: [], serviceFault: false }), costInput);
+  const result = resultOf(voidOutcome({ failure: ABANDONED, voidFields: [], serviceFault: false }), costInput, now);
   return { type: 'TrialVoided', data: { ...ref, ...result, failure: ABANDONED, voidFields: [], serviceFault: false } };
 }
 
 /** A run is `failed` only when every one of its trials errored inside the service itself. */
-export function runFinished(batch: BatchStarted['data'], run: SagaRun, trials: SagaTrial[]): RunFinished {
+export function runFinished(batch: BatchStarted['data'], run: SagaRun, trials: SagaTrial[], now: Date): RunFinished {
   const failed = trials.length > 0 && trials.every((trial) => trial.serviceFault);
   return {
     type: 'RunFinished',
@@ -100,15 +102,15 @@ export function runFinished(batch: BatchStarted['data'], run: SagaRun, trials: S
       failure: failed ? (trials[0].failure ?? 'the service could not run this run') : null,
       distribution: computeDistribution(trials.map((trial) => ({ status: trial.status, commands: trial.commands }))),
       costs: sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : []))),
-      finishedAt: new Date().toISOString(),
+      finishedAt: now.toISOString(),
     },
   };
 }
 
 /** A batch is `failed` when one of its runs failed: "K of N runs could not run: REASON". */
-export function batchEnding(batch: BatchStarted['data'], runs: SagaRun[]): BatchFinished | BatchFailed {
+export function batchEnding(batch: BatchStarted['data'], runs: SagaRun[], now: Date): BatchFinished | BatchFailed {
   const failed = runs.filter((run) => run.failed);
-  const finishedAt = new Date().toISOString();
+  const finishedAt = now.toISOString();
   const { batchId, organization } = batch;
   if (failed.length === 0) return { type: 'BatchFinished', data: { batchId, organization, finishedAt } };
   const failure = `${failed.length} of ${runs.length} runs could not run: ${failed[0].failure ?? 'unknown reason'}`;

@@ -1,9 +1,9 @@
 import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
 import type { BatchSlotReleased } from '../batches/batch-slots.decider';
-import type { BatchStarted, PlannedRun } from '../batches/batch.events';
+import type { BatchFailed, BatchFinished, BatchStarted, PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';
 import type { CostRecord } from '../trials/costs';
-import type { TrialCommandRecorded, TrialScored, TrialVoided } from '../trials/trial.events';
+import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
 
 export type SagaTrialStatus = 'planned' | 'queued' | 'running' | 'passed' | 'failed' | 'void';
 
@@ -39,6 +39,16 @@ export interface SagaBatch {
 
 const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
 
+/** The events the saga follows: a batch's start and end, its trials, its runs' ends, its slot. */
+export type SagaEvent = BatchStarted | TrialEvent | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
+
+const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>(['BatchStarted', ...TRIAL_EVENT_TYPES, 'RunFinished', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased']);
+
+/** The stored type string is the contract: an event of one of these types has that type's data. */
+function isSagaEvent(event: RecordedEvent): event is RecordedEvent & SagaEvent {
+  return SAGA_EVENT_TYPES.has(event.type);
+}
+
 export function isTerminal(status: SagaTrialStatus): boolean {
   return TERMINAL.has(status);
 }
@@ -54,25 +64,19 @@ export class SagaState {
 
   /** Applies one event; answers the batch it concerns, or null when it concerns none. */
   evolve(event: RecordedEvent): string | null {
+    if (!isSagaEvent(event)) return null;
     switch (event.type) {
       case 'BatchStarted':
-        return this.started(event.data as BatchStarted['data'], event.metadata.actor);
-      case 'TrialQueued':
-      case 'TrialStarted':
-      case 'TrialCommandRecorded':
-      case 'TrialVerified':
-      case 'TrialScored':
-      case 'TrialVoided':
-        return this.trialEvent(event);
+        return this.started(event.data, event.metadata.actor);
       case 'RunFinished':
-        return this.runFinished((event.data as RunFinished['data']));
+        return this.runFinished(event.data);
       case 'BatchFinished':
       case 'BatchFailed':
-        return this.batchEnded((event.data as { batchId: string }).batchId);
+        return this.batchEnded(event.data.batchId);
       case 'BatchSlotReleased':
-        return this.slotReleased((event.data as BatchSlotReleased['data']).batchId);
+        return this.slotReleased(event.data.batchId);
       default:
-        return null;
+        return this.trialEvent(event, event.revision);
     }
   }
 
@@ -109,20 +113,20 @@ export class SagaState {
     return data.batchId;
   }
 
-  private trialEvent(event: RecordedEvent): string | null {
-    const trial = this.trials.get((event.data as { trialId: string }).trialId);
+  private trialEvent(event: TrialEvent, revision: number): string | null {
+    const trial = this.trials.get(event.data.trialId);
     if (!trial) return null;
-    trial.revision = Math.max(trial.revision, event.revision);
+    trial.revision = Math.max(trial.revision, revision);
     if (event.type === 'TrialQueued' && trial.status === 'planned') trial.status = 'queued';
     if (event.type === 'TrialStarted' && !isTerminal(trial.status)) trial.status = 'running';
-    if (event.type === 'TrialCommandRecorded') trial.commands += (event.data as TrialCommandRecorded['data']).entry ? 1 : 0;
+    if (event.type === 'TrialCommandRecorded') trial.commands += event.data.entry ? 1 : 0;
     if (event.type === 'TrialScored') {
-      const data = event.data as TrialScored['data'];
-      Object.assign(trial, { status: data.status, costs: data.costs, failure: data.failure ?? null });
+      const { status, costs, failure } = event.data;
+      Object.assign(trial, { status, costs, failure: failure ?? null });
     }
     if (event.type === 'TrialVoided') {
-      const data = event.data as TrialVoided['data'];
-      Object.assign(trial, { status: 'void', costs: data.costs, failure: data.failure, serviceFault: data.serviceFault });
+      const { costs, failure, serviceFault } = event.data;
+      Object.assign(trial, { status: 'void', costs, failure, serviceFault });
     }
     return trial.batchId;
   }

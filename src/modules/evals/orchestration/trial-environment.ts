@@ -33,7 +33,5 @@ export interface TrialEnvironment {
   recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }
 
-/** Until variables and connectors are configured, trials get no extra environment. */
-export const emptyTrialEnvironment: TrialEnvironment = {
-  resolve: async () => ({ env: {}, secrets: [] }),
-};
+/** The TrialEnvironment the orchestration gives trials (ConnectorsModule provides TrialSecrets). */
+export const TRIAL_ENVIRONMENT = Symbol('TrialEnvironment');

@@ -1,0 +1,89 @@
+import type { ExecutionSettings } from '../../../config';
+import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import type { KeyRing } from '../../../infrastructure/secrets/key-ring';
+import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig } from '../execution';
+import type { TrialRunner } from '../execution/trial-runner.port';
+import type { ExecutionPolicy } from '../shared/execution-policy';
+
+/** What the server's trial execution is built from: its configuration and the process's parts. */
+export interface TrialExecutionSettings {
+  dataDir: string;
+  execution: ExecutionSettings;
+  /** This instance's trials directory, and the directory of every instance's (hidden from sandboxes); null: the runner's default. */
+  trialsRoot: { directory: string; parent: string } | null;
+  keyRing: KeyRing;
+  logger: JsonLogger;
+}
+
+/** How this process runs trials: the runner the saga drives, the policy the start use cases check. */
+export interface TrialExecutionPlan {
+  runner: TrialRunner;
+  policy: ExecutionPolicy;
+  maxParallelTrials: number;
+}
+
+/**
+ * Reads the operator's execution config, chooses the default sandbox and builds the trial
+ * runner, logging what variants without a sandbox will get. Everything that can refuse a start
+ * happens here, before the application is created; OrchestrationModule runs the saga over it.
+ */
+export async function planTrialExecution(settings: TrialExecutionSettings): Promise<TrialExecutionPlan> {
+  const { execution: executionSettings, logger, trialsRoot } = settings;
+  const execution = loadExecutionConfig(executionSettings.configPath);
+  const sandbox = await detectDefaultSandbox(execution.defaultSandbox);
+  logger.info('default sandbox chosen', { driver: sandbox.driver, reason: sandbox.reason });
+  const policy = executionPolicy(logger, execution, sandbox);
+  announceUnsandboxed(logger, execution, policy);
+  logger.info('trial execution configured', {
+    config: executionSettings.configPath,
+    harnesses: Object.keys(execution.harnesses),
+    sandboxes: Object.keys(execution.sandboxes),
+    maxParallelTrials: executionSettings.maxParallelTrials,
+    repositories: execution.repositories,
+  });
+  const runner = createTrialRunner({
+    dataDir: settings.dataDir,
+    config: execution,
+    outputCapBytes: executionSettings.outputCapBytes,
+    verifyTimeoutMs: executionSettings.verifyTimeoutMs,
+    trialsRoot: trialsRoot?.directory,
+    // Other instances' trial directories are beside this one's: hidden from sandboxes too.
+    hiddenPaths: trialsRoot ? [trialsRoot.parent] : [],
+    logger,
+    artifactSealer: keyRingArtifactSealer(settings.keyRing),
+  });
+  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials };
+}
+
+function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {
+  return {
+    repositories: execution.repositories,
+    allowUnsandboxed: execution.allowUnsandboxed,
+    driverFor: (kind) => (kind === null ? sandbox.driver : (execution.sandboxes[kind]?.driver ?? null)),
+    warnUnsandboxed: (batchId, variants) =>
+      logger.warn('UNSANDBOXED: this batch runs trials as plain processes, which can read the data directory and the master key and call the API', {
+        batchId,
+        variants,
+      }),
+  };
+}
+
+/** Said loudly at every start: what plain-process trials can reach, or that they will be refused. */
+function announceUnsandboxed(logger: JsonLogger, execution: ExecutionConfig, policy: ExecutionPolicy): void {
+  const kinds = Object.keys(execution.sandboxes).filter((kind) => policy.driverFor(kind) === 'process');
+  const byDefault = policy.driverFor(null) === 'process';
+  if (!byDefault && kinds.length === 0) return;
+  if (!execution.allowUnsandboxed) {
+    logger.warn('bubblewrap does not work here: batches of variants without a sandbox are refused until bubblewrap works or ASSAY_CONFIG sets allowUnsandboxed: true');
+    return;
+  }
+  logger.warn('UNSANDBOXED: allowUnsandboxed is set and some trials run as plain processes without isolation; they can read the data directory, the master key file and the event log, and call the API on loopback', {
+    defaultSandbox: byDefault ? 'process' : 'bubblewrap',
+    processSandboxKinds: kinds,
+  });
+}
+
+/** Artifacts sealed under their organization's data key, bound to it and to their hash. */
+export function keyRingArtifactSealer(keyRing: KeyRing): ArtifactSealer {
+  return { begin: (organization, sha256) => keyRing.startSealingFile({ kind: 'artifact', organization, sha256 }) };
+}

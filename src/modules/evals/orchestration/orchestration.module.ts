@@ -1,0 +1,35 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
+import { JsonLogger } from '../../../infrastructure/logging/json-logger';
+import { Clock, CLOCK } from '../../../shared/clock';
+import { ConnectorsModule } from '../../connectors/connectors.module';
+import { EXECUTION_POLICY } from '../shared/execution-policy';
+import type { TrialExecutionPlan } from './execution-host';
+import { TRIAL_ENVIRONMENT, TrialEnvironment } from './trial-environment';
+import { TrialSaga } from './trial-saga';
+
+/**
+ * Runs the batches this server starts: the trial saga, a provider that starts when the
+ * application boots (before it listens) and stops when it shuts down (after the HTTP server
+ * closed). It drives the plan's trial runner through the TrialRunner port and gives trials the
+ * connectors' environment. Exports the execution policy the start use cases check.
+ */
+@Module({})
+export class OrchestrationModule {
+  static forPlan(plan: TrialExecutionPlan): DynamicModule {
+    return {
+      module: OrchestrationModule,
+      imports: [ConnectorsModule],
+      providers: [
+        { provide: EXECUTION_POLICY, useValue: plan.policy },
+        {
+          provide: TrialSaga,
+          useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock) =>
+            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock }),
+          inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK],
+        },
+      ],
+      exports: [EXECUTION_POLICY],
+    };
+  }
+}
