@@ -6,6 +6,12 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.js',
   globalTeardown: '<rootDir>/test/support/global-teardown.js',
   roots: ['<rootDir>/test', '<rootDir>/src'],
+  // The import aliases of tsconfig.json "paths".
+  moduleNameMapper: {
+    '^#shared/(.*)$': '<rootDir>/src/shared/$1',
+    '^#infrastructure/(.*)$': '<rootDir>/src/infrastructure/$1',
+    '^#modules/(.*)$': '<rootDir>/src/modules/$1',
+  },
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts', '**/*.contract-spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
   // Inside the project, not the system temporary directory, which a test run must leave as it found it.
