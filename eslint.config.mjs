@@ -15,6 +15,8 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': ['error', { allowWithDecorator: true }],
       // Numbers and booleans in messages and keys read well; objects still may not be interpolated.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `(line) => log(line)` is the project's way to pass a callback; braces around it would add noise, not safety.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // `_` marks a deliberately unused parameter (a port's signature, a Nest hook).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },

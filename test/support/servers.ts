@@ -71,13 +71,13 @@ export async function startChild(env: Record<string, string>): Promise<ChildServ
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(async () => {
     if (child.exitCode !== null) throw new Error(`The server exited at start:\n${output}`);
-    return (await fetch(url + '/health').then((r) => r.ok).catch(() => false)) === true;
+    return await fetch(url + '/health').then((r) => r.ok).catch(() => false);
   }, 30000);
   return {
     child,

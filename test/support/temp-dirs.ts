@@ -4,7 +4,6 @@ import * as path from 'node:path';
 
 declare global {
   // Filled by tempDir, emptied by the test environment (test/support/test-environment.js) when the file ends.
-  // eslint-disable-next-line no-var
   var __assayTempDirs: string[] | undefined;
 }
 

@@ -53,7 +53,7 @@ describe('configuration from the environment', () => {
     ['ASSAY_OAUTH_ISSUER', { ASSAY_OAUTH_JWKS_URL: 'https://idp/jwks' }],
     ['ASSAY_MAX_BODY_BYTES', { ASSAY_MAX_BODY_BYTES: '-1' }],
   ])('names %s when it is wrong', (variable, env) => {
-    const error = failure(env as Record<string, string>);
+    const error = failure(env);
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(`${variable}: `)).toBe(true);
   });

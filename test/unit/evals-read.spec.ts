@@ -39,7 +39,7 @@ describe('evals.models.list', () => {
     expect(modelsOf('command')).toEqual([]);
     const sonnet = findModel('harness_kind_1', 'claude-sonnet-4-5')!;
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 2_000_000, costUsd: null };
-    const costs = trialCosts({ harness: 'harness_kind_1', model: 'claude-sonnet-4-5', sandbox: null, usage: usage as never, hasSimulatedUser: false });
+    const costs = trialCosts({ harness: 'harness_kind_1', model: 'claude-sonnet-4-5', sandbox: null, usage: usage, hasSimulatedUser: false });
     expect(costs.estimatedEquivalentUsd).toBe(sonnet.prices.inputPerMillionUsd + sonnet.prices.outputPerMillionUsd);
   });
 });

@@ -29,7 +29,7 @@ const promote = (channel: string, version: number, now = T1): PromotePromptChann
 
 const appended = (version: number, extra: Record<string, unknown> = {}): PromptEvent => ({
   type: 'PromptVersionAppended',
-  data: { ...where, version, content: `v${version}`, name: 'support/greeting', author: 'release-bot', authorId: 'key_1', createdAt: T0, ...extra } as never,
+  data: { ...where, version, content: `v${version}`, name: 'support/greeting', author: 'release-bot', authorId: 'key_1', createdAt: T0, ...extra },
 });
 
 const promoted = (channel: string, fromVersion: number | null, toVersion: number, promotedAt = T1): PromptEvent => ({

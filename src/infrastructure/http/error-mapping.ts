@@ -77,7 +77,7 @@ function payloadTooLarge(): MappedError {
 /** Errors raised by Fastify itself before a handler runs: body parsing and content types. */
 function fromFastifyError(error: unknown): MappedError | null {
   if (!error || typeof error !== 'object' || !('code' in error)) return null;
-  const code = String((error as { code: unknown }).code);
+  const code = String(error.code);
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge();

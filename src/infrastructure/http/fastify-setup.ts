@@ -31,7 +31,7 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, body, done) => {
     const text = String(body);
-    if (text.trim() === '') return done(null, {});
+    if (text.trim() === '') { done(null, {}); return; }
     try {
       done(null, JSON.parse(text));
     } catch (error) {

@@ -38,7 +38,7 @@ export function holdAnswersUntilProjected(
   // Every request that reaches a handler ends in a send, even when its client has hung up.
   fastify.addHook('onSend', (request: TrackedRequest, _reply, payload, done) => {
     const position = release(request);
-    if (position < 0) return done(null, payload);
+    if (position < 0) { done(null, payload); return; }
     projections.waitFor(position, timeoutMs).then(
       (reached) => {
         if (!reached) logger.warn('read models lag behind a write', { correlationId: request.correlationId, position, projected: projections.position });

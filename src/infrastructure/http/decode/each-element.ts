@@ -23,7 +23,7 @@ export function EachElement(check: (value: unknown) => boolean, tag: IssueTag, m
       validator: {
         validate: (value: unknown) => !Array.isArray(value) || value.every(check),
         defaultMessage: (args?: ValidationArguments) => {
-          const elements = Array.isArray(args?.value) ? (args!.value as unknown[]) : [];
+          const elements = Array.isArray(args?.value) ? (args.value as unknown[]) : [];
           const indexes = elements.flatMap((element, index) => (check(element) ? [] : [index]));
           const failure: ElementFailure = { indexes, tag, message };
           return JSON.stringify(failure);

@@ -33,7 +33,7 @@ export function IsStringRecord(options: { keyPattern?: RegExp; keyRule?: string;
                 (!options.maxValueLength || typeof member !== 'string' || member.length <= options.maxValueLength),
             ),
           defaultMessage: (args?: ValidationArguments) => {
-            const bad = isPlainObject(args?.value) ? Object.keys(args!.value).find((key) => options.keyPattern && !options.keyPattern.test(key)) : undefined;
+            const bad = isPlainObject(args?.value) ? Object.keys(args.value).find((key) => options.keyPattern && !options.keyPattern.test(key)) : undefined;
             return bad !== undefined
               ? `The key ${JSON.stringify(bad)} breaks the rule: ${options.keyRule ?? String(options.keyPattern)}`
               : `Each value must be at most ${options.maxValueLength} characters`;

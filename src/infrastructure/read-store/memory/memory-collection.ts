@@ -75,7 +75,7 @@ function applyUpdate(target: Document, update: Update, inserting: boolean): void
   }
 }
 
-export class MemoryCollection implements Collection<Document> {
+export class MemoryCollection implements Collection {
   constructor(
     readonly name: string,
     private readonly state: CollectionState,

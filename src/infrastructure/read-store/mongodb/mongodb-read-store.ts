@@ -79,10 +79,10 @@ async function guardDuplicates<R>(collection: string, id: string | undefined, wr
   }
 }
 
-class MongoCollection implements Collection<Document> {
+class MongoCollection implements Collection {
   constructor(
     readonly name: string,
-    private readonly collection: DriverCollection<DriverDocument>,
+    private readonly collection: DriverCollection,
   ) {}
 
   async findOne(filter: Filter): Promise<Document | null> {
@@ -98,7 +98,7 @@ class MongoCollection implements Collection<Document> {
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.collection.countDocuments(filter as DriverFilter<DriverDocument>);
+    return this.collection.countDocuments(filter);
   }
 
   async insertOne(document: Document): Promise<void> {
@@ -136,11 +136,11 @@ class MongoCollection implements Collection<Document> {
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return (await this.collection.deleteOne(filter as DriverFilter<DriverDocument>)).deletedCount;
+    return (await this.collection.deleteOne(filter)).deletedCount;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await this.collection.deleteMany(filter as DriverFilter<DriverDocument>)).deletedCount;
+    return (await this.collection.deleteMany(filter)).deletedCount;
   }
 
   /**
@@ -150,9 +150,9 @@ class MongoCollection implements Collection<Document> {
   private withStringId(filter: Filter, update: Update): UpdateFilter<DriverDocument> {
     const onInsert = update.$setOnInsert ?? {};
     if (namesId(filter) || '_id' in onInsert || (update.$set !== undefined && '_id' in update.$set)) {
-      return update as UpdateFilter<DriverDocument>;
+      return update;
     }
-    return { ...update, $setOnInsert: { ...onInsert, _id: newStringId() } } as UpdateFilter<DriverDocument>;
+    return { ...update, $setOnInsert: { ...onInsert, _id: newStringId() } };
   }
 }
 
