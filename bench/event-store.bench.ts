@@ -5,9 +5,9 @@
  * one transaction per append batch. Target: at least half the raw throughput.
  */
 import { randomUUID } from 'node:crypto';
-import type { ExpectedRevision, NewEvent } from '../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { newId } from '../src/shared/ids';
+import type { ExpectedRevision, NewEvent } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { newId } from '#shared/ids';
 import { apiKeyIssued, newBenchKey, seededRandom } from './support/api-key-events';
 import { adapterLayout, openRawLog, RawLogWriter, tempDir } from './support/sqlite-log';
 import type { Progress, Suite } from './support/suite';

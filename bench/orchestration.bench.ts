@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '../src/config';
-import { JsonLogger } from '../src/infrastructure/logging/json-logger';
-import type { RecordedEvent } from '../src/infrastructure/event-store/event-store.port';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { RunningServer, startServer } from '../src/main';
-import { bareSpawn, detectDefaultSandbox } from '../src/modules/evals/execution';
+import { bareSpawn, detectDefaultSandbox } from '#modules/evals/execution';
 import type { Progress, Suite } from './support/suite';
 import { percentile, Row } from './support/table';
 

@@ -4,12 +4,12 @@
  * the bare append latency (a store with no runner) measured in the same run, in alternating
  * blocks. Target: p99 lag <= 20 ms.
  */
-import type { EventStore } from '../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { JsonLogger } from '../src/infrastructure/logging/json-logger';
-import { ProjectionRunner } from '../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../src/infrastructure/read-store/memory/memory-read-store';
-import { API_KEYS } from '../src/modules/auth/api-keys/api-key.projection';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { API_KEYS } from '#modules/auth/api-keys/api-key.projection';
 import { allProjections } from '../src/projections';
 import { apiKeyIssued, BenchKey, newBenchKey, seededRandom } from './support/api-key-events';
 import { tempDir } from './support/sqlite-log';

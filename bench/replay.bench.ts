@@ -4,13 +4,13 @@
  * the port's readAll with no handler. A raw better-sqlite3 iterate() of the table is reported
  * beside them as the floor. Targets: replay >= 0.3x readAll, and >= 50,000 events/s.
  */
-import type { EventStore } from '../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { JsonLogger } from '../src/infrastructure/logging/json-logger';
-import type { Projection } from '../src/infrastructure/processing/projection';
-import { ProjectionRunner } from '../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../src/infrastructure/read-store/memory/memory-read-store';
-import { API_KEYS } from '../src/modules/auth/api-keys/api-key.projection';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { Projection } from '#infrastructure/processing/projection';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { API_KEYS } from '#modules/auth/api-keys/api-key.projection';
 import { allProjections } from '../src/projections';
 import { apiKeyHistory } from './support/api-key-events';
 import { adapterLayout, openRawLog, RawLogWriter, tempDir } from './support/sqlite-log';

@@ -1,21 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, Reflector } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { AllExceptionsFilter } from './infrastructure/http/all-exceptions.filter';
-import { DecodePipe } from './infrastructure/http/decode/decode.pipe';
-import { InfrastructureModule } from './infrastructure/infrastructure.module';
-import type { KeyRing } from './infrastructure/secrets/key-ring';
-import { apiKeyProjection } from './modules/auth/api-keys/api-key.projection';
-import { ApiKeyAuthenticator } from './modules/auth/authentication/api-key.authenticator';
-import { AuthGuard } from './modules/auth/authentication/auth.guard';
-import { OAuthVerifier } from './modules/auth/authentication/oauth.verifier';
-import { AuthModule } from './modules/auth/auth.module';
-import { ConnectorsModule } from './modules/connectors/connectors.module';
-import { EnvironmentModule } from './modules/environment/environment.module';
-import { EvalsModule } from './modules/evals/evals.module';
-import type { TrialExecutionPlan } from './modules/evals/orchestration/execution-host';
-import { HealthController } from './modules/operations/health.controller';
-import { PromptsModule } from './modules/prompts/prompts.module';
+import { AllExceptionsFilter } from '#infrastructure/http/all-exceptions.filter';
+import { DecodePipe } from '#infrastructure/http/decode/decode.pipe';
+import { InfrastructureModule } from '#infrastructure/infrastructure.module';
+import type { KeyRing } from '#infrastructure/secrets/key-ring';
+import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
+import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
+import { AuthGuard } from '#modules/auth/authentication/auth.guard';
+import { OAuthVerifier } from '#modules/auth/authentication/oauth.verifier';
+import { AuthModule } from '#modules/auth/auth.module';
+import { ConnectorsModule } from '#modules/connectors/connectors.module';
+import { EnvironmentModule } from '#modules/environment/environment.module';
+import { EvalsModule } from '#modules/evals/evals.module';
+import type { TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
+import { HealthController } from '#modules/operations/health.controller';
+import { PromptsModule } from '#modules/prompts/prompts.module';
 import type { Runtime } from './runtime';
 
 @Module({})

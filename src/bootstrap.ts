@@ -1,6 +1,6 @@
-import { PERMISSIONS } from './shared/permissions';
-import { issueApiKey } from './modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from './modules/auth/organizations/organization';
+import { PERMISSIONS } from '#shared/permissions';
+import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
+import { ensureOrganization } from '#modules/auth/organizations/organization';
 import type { Runtime } from './runtime';
 
 /**

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { ConfigError, isOrganizationId, loadConfig } from './config';
-import type { EventMetadata, EventStore } from './infrastructure/event-store/event-store.port';
-import { holdDataDirectoryAlone } from './infrastructure/locks/data-directory-lock';
-import { JsonLogger } from './infrastructure/logging/json-logger';
-import { rotateMasterKey } from './infrastructure/secrets/master-key-rotation';
+import type { EventMetadata, EventStore } from '#infrastructure/event-store/event-store.port';
+import { holdDataDirectoryAlone } from '#infrastructure/locks/data-directory-lock';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { rotateMasterKey } from '#infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from './main';
-import { issueApiKey } from './modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization, organizationExists } from './modules/auth/organizations/organization';
+import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
+import { ensureOrganization, organizationExists } from '#modules/auth/organizations/organization';
 import { closeRuntime, openEventStore, openRuntime } from './runtime';
-import { isPermission, Permission, PERMISSIONS } from './shared/permissions';
+import { isPermission, Permission, PERMISSIONS } from '#shared/permissions';
 
 const USAGE = `Usage: assay <command>
 

@@ -5,16 +5,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module';
 import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
-import { sendError } from './infrastructure/http/all-exceptions.filter';
-import { configureFastify } from './infrastructure/http/fastify-setup';
-import { answerClientError } from './infrastructure/http/protocol-errors';
-import { holdAnswersUntilProjected } from './infrastructure/http/read-your-writes';
-import { holdDataDirectory } from './infrastructure/locks/data-directory-lock';
-import { JsonLogger } from './infrastructure/logging/json-logger';
-import { KeyRing, openKeyRing } from './infrastructure/secrets/key-ring';
-import { withMasterKey } from './infrastructure/secrets/master-key';
-import { claimTrialsRoot, TrialsRoot } from './modules/evals/execution/workspace/trials-root';
-import { planTrialExecution, TrialExecutionPlan } from './modules/evals/orchestration/execution-host';
+import { sendError } from '#infrastructure/http/all-exceptions.filter';
+import { configureFastify } from '#infrastructure/http/fastify-setup';
+import { answerClientError } from '#infrastructure/http/protocol-errors';
+import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
+import { holdDataDirectory } from '#infrastructure/locks/data-directory-lock';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { KeyRing, openKeyRing } from '#infrastructure/secrets/key-ring';
+import { withMasterKey } from '#infrastructure/secrets/master-key';
+import { claimTrialsRoot, TrialsRoot } from '#modules/evals/execution/workspace/trials-root';
+import { planTrialExecution, TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
 import { closeRuntime, openRuntime, Runtime } from './runtime';
 
 export interface RunningServer {

@@ -1,12 +1,12 @@
-import type { Projection } from './infrastructure/processing/projection';
-import { apiKeyProjection } from './modules/auth/api-keys/api-key.projection';
-import { connectionProjection } from './modules/connectors/connection.projection';
-import { environmentProjection } from './modules/environment/environment.projection';
-import { batchProjection } from './modules/evals/batches/batch.projection';
-import { caseProjection } from './modules/evals/cases/case.projection';
-import { runProjection } from './modules/evals/runs/run.projection';
-import { suiteProjection } from './modules/evals/suites/suite.projection';
-import { promptProjections } from './modules/prompts/prompt.projections';
+import type { Projection } from '#infrastructure/processing/projection';
+import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
+import { connectionProjection } from '#modules/connectors/connection.projection';
+import { environmentProjection } from '#modules/environment/environment.projection';
+import { batchProjection } from '#modules/evals/batches/batch.projection';
+import { caseProjection } from '#modules/evals/cases/case.projection';
+import { runProjection } from '#modules/evals/runs/run.projection';
+import { suiteProjection } from '#modules/evals/suites/suite.projection';
+import { promptProjections } from '#modules/prompts/prompt.projections';
 
 /**
  * Every projection of the service: what the runner feeds, and what a rebuild replays. In this

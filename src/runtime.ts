@@ -1,15 +1,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AssayConfig } from './config';
-import type { EventStore } from './infrastructure/event-store/event-store.port';
-import { EventStoreDbEventStore } from './infrastructure/event-store/eventstoredb/eventstoredb-event-store';
-import { SqliteEventStore } from './infrastructure/event-store/sqlite/sqlite-event-store';
-import type { JsonLogger } from './infrastructure/logging/json-logger';
-import { ProjectionRunner } from './infrastructure/processing/projection-runner';
-import { PositionTrackingEventStore, WriteTracker } from './infrastructure/processing/read-your-writes';
-import { MemoryReadStore } from './infrastructure/read-store/memory/memory-read-store';
-import { MongoReadStore } from './infrastructure/read-store/mongodb/mongodb-read-store';
-import type { ReadStore } from './infrastructure/read-store/read-store.port';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { PositionTrackingEventStore, WriteTracker } from '#infrastructure/processing/read-your-writes';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { allProjections } from './projections';
 
 /** The stores and the projection runner: what the HTTP app, the CLI and the benchmarks share. */

@@ -3,12 +3,12 @@
  * their payloads and stream layout are the ones the service writes.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventMetadata, NewEvent } from '../../src/infrastructure/event-store/event-store.port';
-import { apiKeyDecider, ApiKeyState } from '../../src/modules/auth/api-keys/api-key.decider';
-import { apiKeyStream } from '../../src/modules/auth/api-keys/api-key.events';
-import { generateApiKey, hashApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
-import { newId } from '../../src/shared/ids';
-import { Permission, PERMISSIONS } from '../../src/shared/permissions';
+import type { EventMetadata, NewEvent } from '#infrastructure/event-store/event-store.port';
+import { apiKeyDecider, ApiKeyState } from '#modules/auth/api-keys/api-key.decider';
+import { apiKeyStream } from '#modules/auth/api-keys/api-key.events';
+import { generateApiKey, hashApiKey } from '#modules/auth/api-keys/api-key-issuer';
+import { newId } from '#shared/ids';
+import { Permission, PERMISSIONS } from '#shared/permissions';
 
 /** A small seeded generator (mulberry32), so that a fixture is the same from run to run. */
 export function seededRandom(seed: number): () => number {

@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import type { NewEvent } from '../../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
+import type { NewEvent } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 
 /**
  * Per-connection pragmas cannot be read back from the file, so these mirror the adapter's

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { CLOCK, systemClock } from '../shared/clock';
+import { CLOCK, systemClock } from '#shared/clock';
 import { EVENT_STORE, EventStore } from './event-store/event-store.port';
 import { JsonLogger } from './logging/json-logger';
 import { ProjectionRunner } from './processing/projection-runner';

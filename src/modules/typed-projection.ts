@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../infrastructure/event-store/event-store.port';
-import type { DomainEvent } from '../infrastructure/event-store/stream-command';
-import { documentProjection, Projection } from '../infrastructure/processing/projection';
-import type { Document, IndexSpec, ReadStore } from '../infrastructure/read-store/read-store.port';
+import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
+import { documentProjection, Projection } from '#infrastructure/processing/projection';
+import type { Document, IndexSpec, ReadStore } from '#infrastructure/read-store/read-store.port';
 
 /**
  * A stored event of the union E: one RecordedEvent per member, so a `switch (event.type)`

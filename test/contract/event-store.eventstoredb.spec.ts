@@ -1,5 +1,5 @@
-import { eventStoreContract } from '../../src/infrastructure/event-store/event-store.contract';
-import { EventStoreDbEventStore } from '../../src/infrastructure/event-store/eventstoredb/eventstoredb-event-store';
+import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
+import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 
 const url = process.env.EVENTSTORE_URL;
 

@@ -4,9 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { eventStoreContract } from '../../src/infrastructure/event-store/event-store.contract';
-import { NewEvent, RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
+import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
+import { NewEvent, RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { tempDir } from '../support/temp-dirs';
 
 /** Child processes load the compiled adapter: `npm test` builds dist/ before running jest. */

@@ -1,5 +1,5 @@
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
-import { readStoreContract } from '../../src/infrastructure/read-store/read-store.contract';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { readStoreContract } from '#infrastructure/read-store/read-store.contract';
 
 readStoreContract('memory', async () => {
   const store = new MemoryReadStore();

@@ -1,5 +1,5 @@
-import { MongoReadStore, databaseFromUrl } from '../../src/infrastructure/read-store/mongodb/mongodb-read-store';
-import { readStoreContract } from '../../src/infrastructure/read-store/read-store.contract';
+import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+import { readStoreContract } from '#infrastructure/read-store/read-store.contract';
 
 const url = process.env.MONGODB_URL;
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import { PERMISSION_KEY } from '../../src/infrastructure/http/operation.decorator';
+import { PERMISSION_KEY } from '#infrastructure/http/operation.decorator';
 import { InProcessServer, ROOT, startInProcess } from '../support/servers';
 
 interface Route {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { holdDataDirectoryAlone } from '../../src/infrastructure/locks/data-directory-lock';
-import { masterKeyPath } from '../../src/infrastructure/secrets/master-key';
+import { holdDataDirectoryAlone } from '#infrastructure/locks/data-directory-lock';
+import { masterKeyPath } from '#infrastructure/secrets/master-key';
 import { ChildServer, childServersPerTest, CLI } from '../support/servers';
 import { TempDirs } from '../support/trial-fixtures';
 

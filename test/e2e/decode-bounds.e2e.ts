@@ -1,5 +1,5 @@
-import { OTHER_OPERATIONS_MAX_BODY_BYTES } from '../../src/infrastructure/http/body-limits';
-import { MAX_ELEMENTS_PER_ARRAY, MAX_KEYS_PER_OBJECT, MAX_MEMBERS_PER_BODY } from '../../src/infrastructure/http/decode/body-shape';
+import { OTHER_OPERATIONS_MAX_BODY_BYTES } from '#infrastructure/http/body-limits';
+import { MAX_ELEMENTS_PER_ARRAY, MAX_KEYS_PER_OBJECT, MAX_MEMBERS_PER_BODY } from '#infrastructure/http/decode/body-shape';
 import { startBody } from '../support/evals';
 import type { Answer } from '../support/http-client';
 import { acmeServerPerSuite } from '../support/servers';

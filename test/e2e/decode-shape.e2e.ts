@@ -1,4 +1,4 @@
-import { MAX_BODY_DEPTH } from '../../src/infrastructure/http/decode/body-shape';
+import { MAX_BODY_DEPTH } from '#infrastructure/http/decode/body-shape';
 import type { Answer } from '../support/http-client';
 import { acmeServerPerSuite } from '../support/servers';
 

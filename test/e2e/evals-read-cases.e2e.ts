@@ -1,5 +1,5 @@
-import type { BatchStarted } from '../../src/modules/evals/batches/batch.events';
-import { newId } from '../../src/shared/ids';
+import type { BatchStarted } from '#modules/evals/batches/batch.events';
+import { newId } from '#shared/ids';
 import { ApiClient } from '../support/http-client';
 import { waitForBatch } from '../support/evals';
 import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';

@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { MIN_DRAIN_BYTES } from '../../src/infrastructure/http/drain';
+import { MIN_DRAIN_BYTES } from '#infrastructure/http/drain';
 import { rawExchange, RawAnswer } from '../support/raw-http';
 import { INIT_KEY, InProcessServer, startInProcess, waitUntil } from '../support/servers';
 

@@ -1,8 +1,8 @@
-import { executeOnStream } from '../../src/infrastructure/event-store/stream-command';
-import { openKeyRing } from '../../src/infrastructure/secrets/key-ring';
-import { environmentDecider } from '../../src/modules/environment/environment.decider';
-import { environmentStream } from '../../src/modules/environment/environment.events';
-import { previewOf } from '../../src/modules/environment/variable-rules';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { openKeyRing } from '#infrastructure/secrets/key-ring';
+import { environmentDecider } from '#modules/environment/environment.decider';
+import { environmentStream } from '#modules/environment/environment.events';
+import { previewOf } from '#modules/environment/variable-rules';
 import { startBody, waitForBatch } from '../support/evals';
 import { ApiClient } from '../support/http-client';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';

@@ -1,4 +1,4 @@
-import type { HostLookup } from '../../src/modules/evals/execution/clone-guard';
+import type { HostLookup } from '#modules/evals/execution/clone-guard';
 import { stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();

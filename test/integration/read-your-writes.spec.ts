@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import { fastify, FastifyInstance } from 'fastify';
-import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { configureFastify } from '../../src/infrastructure/http/fastify-setup';
-import type { AssayRequest } from '../../src/infrastructure/http/operation.decorator';
-import { holdAnswersUntilProjected } from '../../src/infrastructure/http/read-your-writes';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import type { Projection } from '../../src/infrastructure/processing/projection';
-import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { PositionTrackingEventStore, WriteTracker } from '../../src/infrastructure/processing/read-your-writes';
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { configureFastify } from '#infrastructure/http/fastify-setup';
+import type { AssayRequest } from '#infrastructure/http/operation.decorator';
+import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { Projection } from '#infrastructure/processing/projection';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { PositionTrackingEventStore, WriteTracker } from '#infrastructure/processing/read-your-writes';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { waitUntil } from '../support/servers';
 import { tempDir } from '../support/temp-dirs';
 

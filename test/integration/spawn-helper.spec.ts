@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OutputCollector } from '../../src/modules/evals/execution/output/captured-output';
-import { SpawnHelper } from '../../src/modules/evals/execution/sandbox/process-launcher';
-import { runCommand } from '../../src/modules/evals/execution/sandbox/sandboxed-command';
+import { OutputCollector } from '#modules/evals/execution/output/captured-output';
+import { SpawnHelper } from '#modules/evals/execution/sandbox/process-launcher';
+import { runCommand } from '#modules/evals/execution/sandbox/sandboxed-command';
 import { tempDir } from '../support/temp-dirs';
 
 /** Trial commands start through the spawn helper process: it must relay faithfully and survive its own death. */

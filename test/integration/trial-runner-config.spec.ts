@@ -4,9 +4,9 @@ import {
   EMPTY_EXECUTION_CONFIG,
   loadExecutionConfig,
   parseExecutionConfig,
-} from '../../src/modules/evals/execution/execution-config';
-import { renderTemplate } from '../../src/modules/evals/execution/harness/harness-driver';
-import { OutputCollector, Redactor, failureLine } from '../../src/modules/evals/execution/output/captured-output';
+} from '#modules/evals/execution/execution-config';
+import { renderTemplate } from '#modules/evals/execution/harness/harness-driver';
+import { OutputCollector, Redactor, failureLine } from '#modules/evals/execution/output/captured-output';
 import { PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();

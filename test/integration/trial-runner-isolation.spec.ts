@@ -1,12 +1,12 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import * as path from 'node:path';
-import { parseExecutionConfig } from '../../src/modules/evals/execution/execution-config';
-import { detectDefaultSandbox } from '../../src/modules/evals/execution/sandbox/default-sandbox';
-import { processDriver, SandboxDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
-import { BubblewrapDriver } from '../../src/modules/evals/execution/sandbox/sandbox-driver';
-import { systemLookup } from '../../src/modules/evals/execution/clone-guard';
-import { createTrialRunner, SandboxTrialRunner } from '../../src/modules/evals/execution/trial-runner';
+import { parseExecutionConfig } from '#modules/evals/execution/execution-config';
+import { detectDefaultSandbox } from '#modules/evals/execution/sandbox/default-sandbox';
+import { processDriver, SandboxDriver } from '#modules/evals/execution/sandbox/sandbox-driver';
+import { BubblewrapDriver } from '#modules/evals/execution/sandbox/sandbox-driver';
+import { systemLookup } from '#modules/evals/execution/clone-guard';
+import { createTrialRunner, SandboxTrialRunner } from '#modules/evals/execution/trial-runner';
 import { describeWithBubblewrap, itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { bareSpawn } from '../../src/modules/evals/execution/sandbox/bare-spawn';
+import { bareSpawn } from '#modules/evals/execution/sandbox/bare-spawn';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, TempDirs, TEST_SANDBOXES, testRunner, trialSpec } from '../support/trial-fixtures';
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { artifactPath } from '../../src/modules/evals/execution/workspace/artifacts';
-import { cacheLocation } from '../../src/modules/evals/execution/workspace/cache';
+import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
+import { cacheLocation } from '#modules/evals/execution/workspace/cache';
 import { itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, gitRepoWithTwoCommits, harnessStep, PROCESS, sha256, stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadExecutionConfig } from '../../src/modules/evals/execution/execution-config';
+import { loadExecutionConfig } from '#modules/evals/execution/execution-config';
 import { artifactContent, harnessStep, PROCESS, stepsStarting, TempDirs, testRunner, trialSpec, TEST_SANDBOXES } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();

@@ -1,4 +1,4 @@
-import { Decider, foldEvents } from '../../src/shared/decider';
+import { Decider, foldEvents } from '#shared/decider';
 
 /** given([events]).when(command).then([events]) or .thenThrows(ErrorClass): a decider spec. */
 export function given<Command, State, Event>(decider: Decider<Command, State, Event>, events: Event[]) {

@@ -1,8 +1,8 @@
-import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
-import type { ReadStore } from '../../src/infrastructure/read-store/read-store.port';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { allProjections } from '../../src/projections';
 
 /**

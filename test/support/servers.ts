@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { RunningServer, startServer } from '../../src/main';
-import { issueApiKey } from '../../src/modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization } from '../../src/modules/auth/organizations/organization';
-import type { Permission } from '../../src/shared/permissions';
+import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
+import { ensureOrganization } from '#modules/auth/organizations/organization';
+import type { Permission } from '#shared/permissions';
 import { ApiClient } from './http-client';
 import { tempDir } from './temp-dirs';
 

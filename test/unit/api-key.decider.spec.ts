@@ -1,6 +1,6 @@
-import { apiKeyDecider, ApiKeyCommand } from '../../src/modules/auth/api-keys/api-key.decider';
-import type { ApiKeyEvent } from '../../src/modules/auth/api-keys/api-key.events';
-import { Conflict, NotFound } from '../../src/shared/errors';
+import { apiKeyDecider, ApiKeyCommand } from '#modules/auth/api-keys/api-key.decider';
+import type { ApiKeyEvent } from '#modules/auth/api-keys/api-key.events';
+import { Conflict, NotFound } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -1,6 +1,6 @@
-import { AddConnector, ConnectorCommand, connectorDecider } from '../../src/modules/connectors/connector.decider';
-import type { ConnectorEvent } from '../../src/modules/connectors/connector.events';
-import { Conflict, NotFound } from '../../src/shared/errors';
+import { AddConnector, ConnectorCommand, connectorDecider } from '#modules/connectors/connector.decider';
+import type { ConnectorEvent } from '#modules/connectors/connector.events';
+import { Conflict, NotFound } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

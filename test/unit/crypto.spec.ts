@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { openBytes, sealBytes, SecretUnreadable } from '../../src/infrastructure/secrets/aes-gcm';
-import { bindingText, SecretBinding } from '../../src/infrastructure/secrets/bindings';
-import { dataKeyStream } from '../../src/infrastructure/secrets/data-key.decider';
-import { KeyRing } from '../../src/infrastructure/secrets/key-ring';
-import { masterKeyId, masterKeyPath, withMasterKey } from '../../src/infrastructure/secrets/master-key';
-import { sha256Hex } from '../../src/shared/hash';
-import { rewrapDataKeys } from '../../src/infrastructure/secrets/master-key-rotation';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { openBytes, sealBytes, SecretUnreadable } from '#infrastructure/secrets/aes-gcm';
+import { bindingText, SecretBinding } from '#infrastructure/secrets/bindings';
+import { dataKeyStream } from '#infrastructure/secrets/data-key.decider';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
+import { masterKeyId, masterKeyPath, withMasterKey } from '#infrastructure/secrets/master-key';
+import { sha256Hex } from '#shared/hash';
+import { rewrapDataKeys } from '#infrastructure/secrets/master-key-rotation';
 import { loadConfig } from '../../src/config';
 import { tempDir } from '../support/temp-dirs';
 

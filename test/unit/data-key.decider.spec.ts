@@ -1,5 +1,5 @@
-import { DataKeyCommand, dataKeyDecider, DataKeyEvent } from '../../src/infrastructure/secrets/data-key.decider';
-import { Conflict, NotFound } from '../../src/shared/errors';
+import { DataKeyCommand, dataKeyDecider, DataKeyEvent } from '#infrastructure/secrets/data-key.decider';
+import { Conflict, NotFound } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

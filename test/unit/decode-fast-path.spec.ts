@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import type { DecodeIssue } from '../../src/infrastructure/http/decode/decode-issues';
+import type { DecodeIssue } from '#infrastructure/http/decode/decode-issues';
 import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested, validateSync } from 'class-validator';
-import { bodyShapeIssues, MAX_BODY_DEPTH } from '../../src/infrastructure/http/decode/body-shape';
-import { DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/http/decode/decode.pipe';
-import { passesFlatValidation } from '../../src/infrastructure/http/decode/fast-validation';
-import { instantiate } from '../../src/infrastructure/http/decode/instantiate';
-import { memoizeValidationMetadata } from '../../src/infrastructure/http/decode/validation-metadata-cache';
+import { bodyShapeIssues, MAX_BODY_DEPTH } from '#infrastructure/http/decode/body-shape';
+import { DecodePipe, ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
+import { passesFlatValidation } from '#infrastructure/http/decode/fast-validation';
+import { instantiate } from '#infrastructure/http/decode/instantiate';
+import { memoizeValidationMetadata } from '#infrastructure/http/decode/validation-metadata-cache';
 import { loadServiceDtos } from '../support/dtos';
 
 class RunsFixture {

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { getMetadataStorage, IsArray, IsInt, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { DecodeError, DecodePipe, ForbidUnknownProperties } from '../../src/infrastructure/http/decode/decode.pipe';
-import { mapError } from '../../src/infrastructure/http/error-mapping';
-import { BadRequest, Conflict } from '../../src/shared/errors';
+import { DecodeError, DecodePipe, ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
+import { mapError } from '#infrastructure/http/error-mapping';
+import { BadRequest, Conflict } from '#shared/errors';
 import { loadServiceDtos } from '../support/dtos';
 
 class SuiteFixture {
@@ -67,14 +67,14 @@ describe('decoding request bodies into the spec issue list', () => {
 
 describe('unions told apart by kind', () => {
   it('reports a kind no member has as one Composite issue, not the fields of no member', async () => {
-    const { StartBatchDto } = await import('../../src/modules/evals/batches/start-batch/start-batch.dto');
+    const { StartBatchDto } = await import('#modules/evals/batches/start-batch/start-batch.dto');
     const { startBody } = await import('../support/evals');
     const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'robot', extra: 1 } }] });
     expect(await issuesOf(StartBatchDto, body)).toEqual([{ _tag: 'Composite', path: ['cases', 0, 'user'], message: expect.stringContaining('actual an object with kind "robot"') }]);
   });
 
   it('validates a matching member with its own fields at their paths', async () => {
-    const { StartBatchDto } = await import('../../src/modules/evals/batches/start-batch/start-batch.dto');
+    const { StartBatchDto } = await import('#modules/evals/batches/start-batch/start-batch.dto');
     const { startBody } = await import('../support/evals');
     const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'scripted', replies: ['ok', 7], extra: 1 } }] });
     expect(await issuesOf(StartBatchDto, body)).toEqual([

@@ -1,6 +1,6 @@
-import { EnvironmentCommand, environmentDecider, VariableToSet } from '../../src/modules/environment/environment.decider';
-import type { EnvironmentEvent } from '../../src/modules/environment/environment.events';
-import { NotFound } from '../../src/shared/errors';
+import { EnvironmentCommand, environmentDecider, VariableToSet } from '#modules/environment/environment.decider';
+import type { EnvironmentEvent } from '#modules/environment/environment.events';
+import { NotFound } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');

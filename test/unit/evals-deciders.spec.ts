@@ -1,10 +1,10 @@
-import { batchSlotsDecider, BatchSlotEvent } from '../../src/modules/evals/batches/batch-slots.decider';
-import { caseDecider } from '../../src/modules/evals/cases/case.decider';
-import type { CaseEvent } from '../../src/modules/evals/cases/case.events';
-import type { EvalCase, EvalSuite, VariantDefinition } from '../../src/modules/evals/shared/definitions';
-import { definitionHash, definitionParts } from '../../src/modules/evals/shared/identity';
-import { TrialScheduler } from '../../src/modules/evals/orchestration/trial-scheduler';
-import { Conflict } from '../../src/shared/errors';
+import { batchSlotsDecider, BatchSlotEvent } from '#modules/evals/batches/batch-slots.decider';
+import { caseDecider } from '#modules/evals/cases/case.decider';
+import type { CaseEvent } from '#modules/evals/cases/case.events';
+import type { EvalCase, EvalSuite, VariantDefinition } from '#modules/evals/shared/definitions';
+import { definitionHash, definitionParts } from '#modules/evals/shared/identity';
+import { TrialScheduler } from '#modules/evals/orchestration/trial-scheduler';
+import { Conflict } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

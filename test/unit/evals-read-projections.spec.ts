@@ -1,15 +1,15 @@
-import type { RecordedEvent } from '../../src/infrastructure/event-store/event-store.port';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { ProjectionRunner } from '../../src/infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '../../src/infrastructure/read-store/memory/memory-read-store';
-import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
-import type { BatchStarted, PlannedRun } from '../../src/modules/evals/batches/batch.events';
-import type { Projection } from '../../src/infrastructure/processing/projection';
-import { CASE_TAGS, CASES, CaseDocument, caseProjection } from '../../src/modules/evals/cases/case.projection';
-import type { EvalCase, VariantDefinition } from '../../src/modules/evals/shared/definitions';
-import { SUITES, SuiteDocument } from '../../src/modules/evals/suites/suite.projection';
-import { emptyCosts } from '../../src/modules/evals/trials/costs';
-import { RUNS, RunDocument, runProjection } from '../../src/modules/evals/runs/run.projection';
+import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import type { BatchStarted, PlannedRun } from '#modules/evals/batches/batch.events';
+import type { Projection } from '#infrastructure/processing/projection';
+import { CASE_TAGS, CASES, CaseDocument, caseProjection } from '#modules/evals/cases/case.projection';
+import type { EvalCase, VariantDefinition } from '#modules/evals/shared/definitions';
+import { SUITES, SuiteDocument } from '#modules/evals/suites/suite.projection';
+import { emptyCosts } from '#modules/evals/trials/costs';
+import { RUNS, RunDocument, runProjection } from '#modules/evals/runs/run.projection';
 import { allProjections } from '../../src/projections';
 
 const ORG = 'acme';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import type { CatalogueModel } from '../../src/modules/evals/models/model-catalogue';
-import { findModel, modelsOf } from '../../src/modules/evals/models/model-catalogue';
-import { listModels } from '../../src/modules/evals/models/list-models/model-list';
-import { afterCursor, clampLimit, escapeRegex, pageOf, sortOf } from '../../src/modules/evals/shared/cursor';
-import { trialCosts } from '../../src/modules/evals/trials/costs';
+import type { CatalogueModel } from '#modules/evals/models/model-catalogue';
+import { findModel, modelsOf } from '#modules/evals/models/model-catalogue';
+import { listModels } from '#modules/evals/models/list-models/model-list';
+import { afterCursor, clampLimit, escapeRegex, pageOf, sortOf } from '#modules/evals/shared/cursor';
+import { trialCosts } from '#modules/evals/trials/costs';
 
 const model = (id: string, vendor: string, releasedAt: string): CatalogueModel => ({
   id,

@@ -1,5 +1,5 @@
-import { IdempotencyCommand, idempotencyDecider, IdempotencyEvent } from '../../src/modules/evals/batches/idempotency';
-import { BadRequest } from '../../src/shared/errors';
+import { IdempotencyCommand, idempotencyDecider, IdempotencyEvent } from '#modules/evals/batches/idempotency';
+import { BadRequest } from '#shared/errors';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -1,4 +1,4 @@
-import { derivedEventId, newId } from '../../src/shared/ids';
+import { derivedEventId, newId } from '#shared/ids';
 
 describe('ids', () => {
   it('are prefixed, unique and ordered by creation time', () => {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { JsonLogger } from '../../src/infrastructure/logging/json-logger';
-import { generateMasterKey, masterKeyPath, withMasterKey } from '../../src/infrastructure/secrets/master-key';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { generateMasterKey, masterKeyPath, withMasterKey } from '#infrastructure/secrets/master-key';
 import { TempDirs } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();

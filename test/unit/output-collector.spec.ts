@@ -1,4 +1,4 @@
-import { OutputCollector, Redactor } from '../../src/modules/evals/execution/output/captured-output';
+import { OutputCollector, Redactor } from '#modules/evals/execution/output/captured-output';
 
 const SECRET = 'topsecretvalue';
 /** Longer than `[redacted]`: each one redacted shortens the text, shifting every later byte. */

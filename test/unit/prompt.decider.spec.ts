@@ -1,8 +1,8 @@
-import { foldEvents } from '../../src/shared/decider';
+import { foldEvents } from '#shared/decider';
 import { given } from '../support/decider-spec';
-import { Conflict, NotFound } from '../../src/shared/errors';
-import { AppendPromptVersion, PromotePromptChannel, promptDecider } from '../../src/modules/prompts/prompt.decider';
-import type { PromptEvent } from '../../src/modules/prompts/prompt.events';
+import { Conflict, NotFound } from '#shared/errors';
+import { AppendPromptVersion, PromotePromptChannel, promptDecider } from '#modules/prompts/prompt.decider';
+import type { PromptEvent } from '#modules/prompts/prompt.events';
 
 const T0 = '2025-01-01T00:00:00.000Z';
 const T1 = '2025-01-01T00:01:00.000Z';

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EventStore } from '../../src/infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '../../src/infrastructure/event-store/sqlite/sqlite-event-store';
-import { SecretUnreadable } from '../../src/infrastructure/secrets/aes-gcm';
-import { KeyRing } from '../../src/infrastructure/secrets/key-ring';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { SecretUnreadable } from '#infrastructure/secrets/aes-gcm';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 
 describe('the key ring: files sealed as a stream under the data key', () => {
   let dir: string;

@@ -1,4 +1,4 @@
-import { Redactor } from '../../src/modules/evals/execution/output/captured-output';
+import { Redactor } from '#modules/evals/execution/output/captured-output';
 
 const SECRET = 'sk/live+Key=9&x?y z~ü';
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');

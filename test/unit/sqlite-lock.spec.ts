@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { holdExclusive, holdShared, LockBusy } from '../../src/infrastructure/locks/sqlite-lock';
+import { holdExclusive, holdShared, LockBusy } from '#infrastructure/locks/sqlite-lock';
 import { TempDirs } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();

@@ -1,5 +1,5 @@
-import type { EvalSuite } from '../../src/modules/evals/shared/definitions';
-import { SuiteDefined, suiteDecider } from '../../src/modules/evals/suites/suite.events';
+import type { EvalSuite } from '#modules/evals/shared/definitions';
+import { SuiteDefined, suiteDecider } from '#modules/evals/suites/suite.events';
 import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');

@@ -4,10 +4,10 @@
  * (event-store.contract.ts).
  */
 
-import type { EventMetadata } from '../../shared/domain-event';
+import type { EventMetadata } from '#shared/domain-event';
 
 // Defined in shared/, so that domain code names it without depending on the store; re-exported for the port's users.
-export type { EventMetadata } from '../../shared/domain-event';
+export type { EventMetadata } from '#shared/domain-event';
 
 export interface NewEvent<Type extends string = string, Data = unknown> {
   /** A UUID. Appending the same ids to the same stream again adds nothing. */

@@ -1,7 +1,7 @@
-import { Decider, foldEvents } from '../../shared/decider';
-import type { DomainEvent } from '../../shared/domain-event';
-import { Conflict } from '../../shared/errors';
-import { derivedEventId, newEventId } from '../../shared/ids';
+import { Decider, foldEvents } from '#shared/decider';
+import type { DomainEvent } from '#shared/domain-event';
+import { Conflict } from '#shared/errors';
+import { derivedEventId, newEventId } from '#shared/ids';
 import {
   AppendResult,
   EventMetadata,
@@ -11,7 +11,7 @@ import {
   WrongExpectedVersion,
 } from './event-store.port';
 
-export type { DomainEvent } from '../../shared/domain-event';
+export type { DomainEvent } from '#shared/domain-event';
 
 export interface StreamCommandResult<Event> {
   /** The events this command appended (empty when the decision was already in the stream). */

@@ -1,5 +1,5 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { DomainError } from '../../shared/errors';
+import { DomainError } from '#shared/errors';
 import { DecodeError } from './decode/decode.pipe';
 import type { DecodeIssue } from './decode/decode-issues';
 import { knownOperationPaths } from './operation.decorator';

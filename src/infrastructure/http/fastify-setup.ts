@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { newId } from '../../shared/ids';
+import { newId } from '#shared/ids';
 import type { JsonLogger } from '../logging/json-logger';
 import { limitBodiesPerOperation } from './body-limits';
 import { drainBeforeClosing } from './drain';

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, HttpCode, Post, SetMetadata } from '@nestjs/common';
-import type { Caller } from '../../shared/caller';
-import type { Permission } from '../../shared/permissions';
+import type { Caller } from '#shared/caller';
+import type { Permission } from '#shared/permissions';
 
 export const PERMISSION_KEY = 'assay:permission';
 export const PUBLIC_KEY = 'assay:public';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../shared/decider';
-import { Conflict, NotFound } from '../../shared/errors';
+import type { Decider } from '#shared/decider';
+import { Conflict, NotFound } from '#shared/errors';
 import type { DomainEvent } from '../event-store/stream-command';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AssayConfig } from '../../config';
-import { foldEvents } from '../../shared/decider';
+import { foldEvents } from '#shared/decider';
 import type { EventMetadata, EventStore } from '../event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
 import { KEY_BYTES, openBytes, openStreamed, sealBytes, SecretUnreadable, startSealing, StreamSealing } from './aes-gcm';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { AssayConfig } from '../../config';
-import { foldEvents } from '../../shared/decider';
+import { foldEvents } from '#shared/decider';
 import type { EventStore } from '../event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
 import { openBytes, sealBytes } from './aes-gcm';

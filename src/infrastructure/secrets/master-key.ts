@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AssayConfig } from '../../config';
-import { sha256Hex } from '../../shared/hash';
+import { sha256Hex } from '#shared/hash';
 import type { JsonLogger } from '../logging/json-logger';
 import { KEY_BYTES } from './aes-gcm';
 

@@ -1,4 +1,4 @@
-import type { Collection } from '../../infrastructure/read-store/read-store.port';
+import type { Collection } from '#infrastructure/read-store/read-store.port';
 import { typedProjection } from '../typed-projection';
 import { CONNECTOR_EVENT_TYPES, ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
 

@@ -1,6 +1,6 @@
-import { DecodeError } from '../../infrastructure/http/decode/decode.pipe';
-import type { DecodeIssue } from '../../infrastructure/http/decode/decode-issues';
-import { MIN_SECRET_VALUE_LENGTH, tooShortForASecret } from '../../shared/secret-values';
+import { DecodeError } from '#infrastructure/http/decode/decode.pipe';
+import type { DecodeIssue } from '#infrastructure/http/decode/decode-issues';
+import { MIN_SECRET_VALUE_LENGTH, tooShortForASecret } from '#shared/secret-values';
 import type { AuthMethod } from './integrations/integration-catalogue';
 
 /** The bound of one field value, the same as an environment variable's. */

@@ -1,5 +1,5 @@
-import type { Decider } from '../../shared/decider';
-import { Conflict, NotFound } from '../../shared/errors';
+import type { Decider } from '#shared/decider';
+import { Conflict, NotFound } from '#shared/errors';
 import type { ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
 
 export type AddConnector = Omit<ConnectorAdded['data'], 'addedAt'> & { type: 'AddConnector'; now: Date };

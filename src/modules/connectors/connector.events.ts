@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 
 export type ConnectionScope = 'organization' | 'personal';
 export const CONNECTION_SCOPES: readonly ConnectionScope[] = ['organization', 'personal'];

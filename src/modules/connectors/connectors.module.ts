@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
-import { JsonLogger } from '../../infrastructure/logging/json-logger';
-import { READ_STORE, ReadStore } from '../../infrastructure/read-store/read-store.port';
-import { KeyRing } from '../../infrastructure/secrets/key-ring';
-import { Clock, CLOCK } from '../../shared/clock';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
+import { Clock, CLOCK } from '#shared/clock';
 import { environmentValues } from '../environment/environment-values';
 import { TRIAL_ENVIRONMENT } from '../evals/orchestration/trial-environment';
 import { AddConnectorController } from './add-connector/add-connector.controller';

@@ -1,6 +1,6 @@
-import type { EventStore } from '../../infrastructure/event-store/event-store.port';
-import { toDomainEvent } from '../../infrastructure/event-store/stream-command';
-import { foldEvents } from '../../shared/decider';
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
+import { toDomainEvent } from '#infrastructure/event-store/stream-command';
+import { foldEvents } from '#shared/decider';
 import { environmentDecider, EnvironmentState } from './environment.decider';
 import { EnvironmentEvent, environmentStream } from './environment.events';
 

@@ -1,6 +1,6 @@
-import type { EventMetadata, EventStore } from '../../infrastructure/event-store/event-store.port';
-import { executeOnStream } from '../../infrastructure/event-store/stream-command';
-import type { KeyRing } from '../../infrastructure/secrets/key-ring';
+import type { EventMetadata, EventStore } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { environmentDecider } from './environment.decider';
 import { environmentStream } from './environment.events';
 import { readEnvironment } from './environment-reads';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../shared/decider';
-import { NotFound } from '../../shared/errors';
+import type { Decider } from '#shared/decider';
+import { NotFound } from '#shared/errors';
 import type { EnvironmentEvent, EnvironmentVariableSet } from './environment.events';
 
 export interface VariableToSet {

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 
 /**
  * Stored in `environment-{org}`. A value is in `sealedValue` only, sealed with AES-256-GCM under

@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { EVENT_STORE, EventStore } from '../../infrastructure/event-store/event-store.port';
-import { Public } from '../../infrastructure/http/operation.decorator';
-import { ProjectionRunner } from '../../infrastructure/processing/projection-runner';
-import { READ_STORE, ReadStore } from '../../infrastructure/read-store/read-store.port';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { Public } from '#infrastructure/http/operation.decorator';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 
 /** Liveness and readiness probes for orchestrators: plain GETs, no credential. */
 @Controller()

@@ -1,4 +1,4 @@
-import type { Filter, ReadStore } from '../../infrastructure/read-store/read-store.port';
+import type { Filter, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { promptNotFound, versionNotFound } from './prompt.errors';
 import { LATEST } from './prompt.events';
 import {

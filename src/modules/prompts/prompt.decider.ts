@@ -1,5 +1,5 @@
-import type { Decider } from '../../shared/decider';
-import { Conflict } from '../../shared/errors';
+import type { Decider } from '#shared/decider';
+import { Conflict } from '#shared/errors';
 import { promptNotFound, versionNotFound } from './prompt.errors';
 import { LATEST, pointerOf, PRODUCTION, PromptChannelPromoted, PromptEvent } from './prompt.events';
 

@@ -1,4 +1,4 @@
-import { NotFound } from '../../shared/errors';
+import { NotFound } from '#shared/errors';
 
 /** The 404s that writes and reads share, worded alike wherever they arise. */
 export function promptNotFound(promptId: string): NotFound {

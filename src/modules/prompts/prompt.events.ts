@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 
 /**
  * Stored in `prompt-{org}.{promptId}`. Each event carries its own time (taken from the command,

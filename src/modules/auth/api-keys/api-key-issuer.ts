@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { EventMetadata, EventStore } from '../../../infrastructure/event-store/event-store.port';
-import { executeOnStream } from '../../../infrastructure/event-store/stream-command';
-import { sha256Hex } from '../../../shared/hash';
-import { newId } from '../../../shared/ids';
-import type { Permission } from '../../../shared/permissions';
+import type { EventMetadata, EventStore } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { sha256Hex } from '#shared/hash';
+import { newId } from '#shared/ids';
+import type { Permission } from '#shared/permissions';
 import { apiKeyDecider } from './api-key.decider';
 import { apiKeyStream } from './api-key.events';
 

@@ -1,6 +1,6 @@
-import type { Decider } from '../../../shared/decider';
-import { Conflict, NotFound } from '../../../shared/errors';
-import type { Permission } from '../../../shared/permissions';
+import type { Decider } from '#shared/decider';
+import { Conflict, NotFound } from '#shared/errors';
+import type { Permission } from '#shared/permissions';
 import type { ApiKeyEvent } from './api-key.events';
 
 export interface IssueApiKey {

@@ -1,5 +1,5 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
-import type { Permission } from '../../../shared/permissions';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
+import type { Permission } from '#shared/permissions';
 
 /** Stored in `apikey-{id}`. The key itself is never stored: only its SHA-256 hash. */
 export type ApiKeyIssued = DomainEvent<

@@ -1,4 +1,4 @@
-import type { Permission } from '../../../shared/permissions';
+import type { Permission } from '#shared/permissions';
 import { typedDocumentProjection } from '../../typed-projection';
 import { API_KEY_EVENT_TYPES, ApiKeyEvent } from './api-key.events';
 

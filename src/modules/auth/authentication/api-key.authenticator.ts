@@ -1,6 +1,6 @@
-import type { ReadStore } from '../../../infrastructure/read-store/read-store.port';
-import type { Caller } from '../../../shared/caller';
-import { Unauthorized } from '../../../shared/errors';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
+import type { Caller } from '#shared/caller';
+import { Unauthorized } from '#shared/errors';
 import { hashApiKey } from '../api-keys/api-key-issuer';
 import { API_KEYS, ApiKeyDocument } from '../api-keys/api-key.projection';
 

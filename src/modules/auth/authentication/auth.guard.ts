@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { AssayRequest, PERMISSION_KEY, PUBLIC_KEY } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
-import { Forbidden, Unauthorized } from '../../../shared/errors';
-import type { Permission } from '../../../shared/permissions';
+import { AssayRequest, PERMISSION_KEY, PUBLIC_KEY } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
+import { Forbidden, Unauthorized } from '#shared/errors';
+import type { Permission } from '#shared/permissions';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { OAuthVerifier } from './oauth.verifier';
 

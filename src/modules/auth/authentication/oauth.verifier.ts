@@ -1,9 +1,9 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, JWTPayload } from 'jose';
 import type { OAuthConfig } from '../../../config';
 import { isOrganizationId } from '../../../config';
-import type { Caller } from '../../../shared/caller';
-import { Unauthorized } from '../../../shared/errors';
-import { isPermission, Permission } from '../../../shared/permissions';
+import type { Caller } from '#shared/caller';
+import { Unauthorized } from '#shared/errors';
+import { isPermission, Permission } from '#shared/permissions';
 
 /**
  * Verifies OAuth access tokens (JWTs) against the issuer's JWKS: signature, issuer, audience

@@ -1,6 +1,6 @@
-import { EventStore, WrongExpectedVersion } from '../../../infrastructure/event-store/event-store.port';
-import type { EventMetadata } from '../../../infrastructure/event-store/event-store.port';
-import { derivedEventId } from '../../../shared/ids';
+import { EventStore, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
+import type { EventMetadata } from '#infrastructure/event-store/event-store.port';
+import { derivedEventId } from '#shared/ids';
 
 export function organizationStream(organization: string): string {
   return `organization-${organization}`;

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 
 export interface WhoamiAnswer {
   organization: string;

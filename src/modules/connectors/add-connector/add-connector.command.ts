@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { ConnectionView } from '../connection.projection';
 import type { AddConnector } from '../connector.decider';
 

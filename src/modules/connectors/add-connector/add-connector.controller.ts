@@ -1,8 +1,8 @@
 import { Body, Controller, Inject } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CorrelationId, CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import { actorOf, Caller } from '../../../shared/caller';
-import { Clock, CLOCK } from '../../../shared/clock';
+import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import { actorOf, Caller } from '#shared/caller';
+import { Clock, CLOCK } from '#shared/clock';
 import type { ConnectionView } from '../connection.projection';
 import { AddConnectorCommand, AddConnectorRequest } from './add-connector.command';
 import { AddConnectorDto } from './add-connector.dto';

@@ -1,6 +1,6 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
-import { IsStringRecord } from '../../../infrastructure/http/decode/shapes';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
+import { IsStringRecord } from '#infrastructure/http/decode/shapes';
 import { CONNECTION_SCOPES, ConnectionScope } from '../connector.events';
 
 /**

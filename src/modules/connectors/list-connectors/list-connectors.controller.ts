@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import { actorOf, Caller } from '../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import { actorOf, Caller } from '#shared/caller';
 import type { ConnectionView } from '../connection.projection';
 import { ListConnectors } from './list-connectors.query';
 

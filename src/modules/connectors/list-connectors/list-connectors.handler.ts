@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { ConnectionDocument, CONNECTIONS, ConnectionView, connectionView } from '../connection.projection';
 import { ListConnectors } from './list-connectors.query';
 

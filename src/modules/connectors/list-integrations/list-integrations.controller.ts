@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { Operation } from '../../../infrastructure/http/operation.decorator';
+import { Operation } from '#infrastructure/http/operation.decorator';
 import { Integration, listIntegrations } from '../integrations/integration-catalogue';
 
 @Controller()

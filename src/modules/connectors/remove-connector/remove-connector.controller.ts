@@ -1,8 +1,8 @@
 import { Body, Controller, Inject } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CorrelationId, CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import { actorOf, Caller } from '../../../shared/caller';
-import { Clock, CLOCK } from '../../../shared/clock';
+import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import { actorOf, Caller } from '#shared/caller';
+import { Clock, CLOCK } from '#shared/clock';
 import { RemoveConnectorCommand } from './remove-connector.command';
 import { RemoveConnectorDto } from './remove-connector.dto';
 

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { RemoveVariable } from '../environment.decider';
 
 /** environment.remove: the decider's command, and the request it came from (for the audit metadata). */

@@ -1,8 +1,8 @@
 import { Body, Controller, Inject } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CorrelationId, CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
-import { Clock, CLOCK } from '../../../shared/clock';
+import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
+import { Clock, CLOCK } from '#shared/clock';
 import { RemoveVariableCommand } from './remove-variable.command';
 import { RemoveVariableDto } from './remove-variable.dto';
 

@@ -1,5 +1,5 @@
 import { IsString, Length } from 'class-validator';
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { MAX_NAME_LENGTH } from '../variable-rules';
 
 @ForbidUnknownProperties()

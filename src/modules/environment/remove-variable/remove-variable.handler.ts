@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
-import { executeOnStream } from '../../../infrastructure/event-store/stream-command';
-import { requestMetadata } from '../../../shared/caller';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { requestMetadata } from '#shared/caller';
 import { environmentDecider } from '../environment.decider';
 import { environmentStream } from '../environment.events';
 import { RemoveVariableCommand } from './remove-variable.command';

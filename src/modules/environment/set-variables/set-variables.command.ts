@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { SetVariables } from '../environment.decider';
 import type { VariableView } from '../environment.projection';
 

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
-import { reservedVariableMessage, UNRESERVED_VARIABLE_PATTERN } from '../../../shared/reserved-variables';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
+import { reservedVariableMessage, UNRESERVED_VARIABLE_PATTERN } from '#shared/reserved-variables';
 import { MAX_NAME_LENGTH, MAX_VALUE_LENGTH, MAX_VARIABLES_PER_REQUEST, VARIABLE_NAME_PATTERN } from '../variable-rules';
 
 export class VariableDto {

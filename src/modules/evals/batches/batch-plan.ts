@@ -1,4 +1,4 @@
-import { newId } from '../../../shared/ids';
+import { newId } from '#shared/ids';
 import type { EvalCase, EvalSuite, VariantDefinition } from '../shared/definitions';
 import { DEFAULT_TIMEOUT_MS } from '../shared/definitions';
 import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';

@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
-import type { Decider } from '../../../shared/decider';
-import { Conflict } from '../../../shared/errors';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
+import type { Decider } from '#shared/decider';
+import { Conflict } from '#shared/errors';
 
 export const RUNNING_BATCHES_PER_ORGANIZATION = 3;
 

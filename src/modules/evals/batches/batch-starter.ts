@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
-import { executeOnStream } from '../../../infrastructure/event-store/stream-command';
-import { CommandContext, requestMetadata } from '../../../shared/caller';
-import { Conflict } from '../../../shared/errors';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { CommandContext, requestMetadata } from '#shared/caller';
+import { Conflict } from '#shared/errors';
 import { caseDecider } from '../cases/case.decider';
 import { caseStream } from '../cases/case.events';
 import { EXECUTION_POLICY, ExecutionPolicy, STRICT_EXECUTION_POLICY } from '../shared/execution-policy';

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
 
 export interface Trigger {

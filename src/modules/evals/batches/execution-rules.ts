@@ -1,4 +1,4 @@
-import { BadRequest, Conflict } from '../../../shared/errors';
+import { BadRequest, Conflict } from '#shared/errors';
 import type { EvalSource } from '../shared/definitions';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import { repositoryUrlProblem } from '../shared/repository-urls';

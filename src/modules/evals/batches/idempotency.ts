@@ -1,7 +1,7 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
-import type { Decider } from '../../../shared/decider';
-import { BadRequest } from '../../../shared/errors';
-import { sha256Hex } from '../../../shared/hash';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
+import type { Decider } from '#shared/decider';
+import { BadRequest } from '#shared/errors';
+import { sha256Hex } from '#shared/hash';
 
 export type IdempotencyKeyClaimed = DomainEvent<'IdempotencyKeyClaimed', { organization: string; batchId: string; requestHash: string; claimedAt: string }>;
 export type IdempotencyKeyReleased = DomainEvent<'IdempotencyKeyReleased', { organization: string; batchId: string; reason: string }>;

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { BadRequest } from '../../../shared/errors';
+import { BadRequest } from '#shared/errors';
 import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
 import { placeholders, variantIdentity } from '../shared/identity';
 

@@ -1,4 +1,4 @@
-import type { Collection } from '../../../infrastructure/read-store/read-store.port';
+import type { Collection } from '#infrastructure/read-store/read-store.port';
 import type { Recorded } from '../../typed-projection';
 import type { PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../../shared/decider';
-import { canonicalJson } from '../../../shared/hash';
+import type { Decider } from '#shared/decider';
+import { canonicalJson } from '#shared/hash';
 import type { EvalCase, VariantDefinition } from '../shared/definitions';
 import { changedParts, definitionHash } from '../shared/identity';
 import type { CaseEvent } from './case.events';

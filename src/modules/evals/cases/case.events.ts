@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { EvalCase, VariantDefinition } from '../shared/definitions';
 
 /** Stored in `case-{org}.{caseId}`: a new version whenever the definition hash changes. */

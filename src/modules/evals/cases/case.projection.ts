@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { Recorded, typedProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup } from '../batches/batch.events';
 import type { RunDocument } from '../runs/run.projection';

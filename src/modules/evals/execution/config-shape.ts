@@ -1,4 +1,4 @@
-import { isReservedVariable, reservedVariableMessage } from '../../../shared/reserved-variables';
+import { isReservedVariable, reservedVariableMessage } from '#shared/reserved-variables';
 
 /**
  * Small checks for the operator's execution configuration. Every error names the file and the

@@ -1,4 +1,4 @@
-import { isReservedVariable } from '../../../shared/reserved-variables';
+import { isReservedVariable } from '#shared/reserved-variables';
 import type { HarnessPlan } from './harness/harness-driver';
 import { readUsage } from './harness/usage';
 import { envValue, TrialSession } from './trial-session';

@@ -1,6 +1,6 @@
 import type { ExecutionSettings } from '../../../config';
-import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
-import type { KeyRing } from '../../../infrastructure/secrets/key-ring';
+import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';

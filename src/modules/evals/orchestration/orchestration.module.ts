@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EVENT_STORE, EventStore } from '../../../infrastructure/event-store/event-store.port';
-import { JsonLogger } from '../../../infrastructure/logging/json-logger';
-import { Clock, CLOCK } from '../../../shared/clock';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { Clock, CLOCK } from '#shared/clock';
 import { ConnectorsModule } from '../../connectors/connectors.module';
 import { EXECUTION_POLICY } from '../shared/execution-policy';
 import type { TrialExecutionPlan } from './execution-host';

@@ -1,8 +1,8 @@
-import { EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '../../../infrastructure/event-store/event-store.port';
-import { executeOnStream, DomainEvent } from '../../../infrastructure/event-store/stream-command';
-import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
-import type { Clock } from '../../../shared/clock';
-import { derivedEventId } from '../../../shared/ids';
+import { EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream, DomainEvent } from '#infrastructure/event-store/stream-command';
+import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { Clock } from '#shared/clock';
+import { derivedEventId } from '#shared/ids';
 import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.decider';
 import { batchStream } from '../batches/batch.events';
 import { runStream } from '../runs/run.events';

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
+import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import type { BatchSlotReleased } from '../batches/batch-slots.decider';
 import type { BatchFailed, BatchFinished, BatchStarted, PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '../../../infrastructure/event-store/event-store.port';
-import type { JsonLogger } from '../../../infrastructure/logging/json-logger';
-import type { Clock } from '../../../shared/clock';
+import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import type { Clock } from '#shared/clock';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import { SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';

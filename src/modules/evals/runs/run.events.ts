@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { CostRecord } from '../trials/costs';
 import type { Distribution } from '../trials/distribution';
 

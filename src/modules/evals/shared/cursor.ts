@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsNumber, IsObject, IsOptional, IsString, Length, MaxLength, Min, ValidateNested } from 'class-validator';
-import type { Filter, Sort } from '../../../infrastructure/read-store/read-store.port';
+import type { Filter, Sort } from '#infrastructure/read-store/read-store.port';
 
 /** The spec's cursor: where the last item of a page sits in its list's order. */
 export interface Cursor {

@@ -18,9 +18,9 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { EachString } from '../../../infrastructure/http/decode/each-element';
-import { IsStringRecord, IsUnionOf, unionMember } from '../../../infrastructure/http/decode/shapes';
-import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '../../../shared/reserved-variables';
+import { EachString } from '#infrastructure/http/decode/each-element';
+import { IsStringRecord, IsUnionOf, unionMember } from '#infrastructure/http/decode/shapes';
+import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '#shared/reserved-variables';
 import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from './definitions';
 
 /** The spec's case and suite id rule. */

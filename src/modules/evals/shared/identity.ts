@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from '../../../shared/hash';
+import { canonicalJson, sha256Hex } from '#shared/hash';
 import type { EvalCase, EvalSource, EvalSuite, Profile, VariantDefinition } from './definitions';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { canonicalJson, sha256Hex } from '../../../shared/hash';
+import { canonicalJson, sha256Hex } from '#shared/hash';
 import type { Trigger } from '../batches/batch.events';
 import { readIdempotencyKey } from '../batches/idempotency';
 

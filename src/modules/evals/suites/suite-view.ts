@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { CASES, CaseDocument } from '../cases/case.projection';
 import type { EvalSource } from '../shared/definitions';
 import type { SuiteDocument } from './suite.projection';

@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
-import type { Decider } from '../../../shared/decider';
-import { canonicalJson } from '../../../shared/hash';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
+import type { Decider } from '#shared/decider';
+import { canonicalJson } from '#shared/hash';
 import type { EvalSuite } from '../shared/definitions';
 
 /** Stored in `suite-{org}.{suiteId}`: the suite's definition as it was last run, when it changed. */

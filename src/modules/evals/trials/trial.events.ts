@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../infrastructure/event-store/stream-command';
+import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { TrajectoryCommand, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
 import type { CostRecord } from './costs';
 

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { AppendPromptVersion } from '../prompt.decider';
 
 export interface CreatedPromptVersion {

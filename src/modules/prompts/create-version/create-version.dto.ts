@@ -1,4 +1,4 @@
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { IsFlag, IsPromptId, IsText, MAX_CONTENT_LENGTH, MAX_MESSAGE_LENGTH, MAX_NAME_LENGTH, Optional } from '../prompt.fields';
 
 /** Strict: a misspelt `publish` or `message` must not be dropped while the content is written. */

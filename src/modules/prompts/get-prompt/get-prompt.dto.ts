@@ -1,4 +1,4 @@
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { IsChannel, IsInstant, IsPromptId, IsVersion, Optional } from '../prompt.fields';
 
 /** Strict: a misspelt `version` or `channel` must not silently answer another version. */

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { channelMap, historyOf, pointersAfter, PromptPointers, requirePrompt, requireVersion } from '../prompt-reads';
 import type { PromptDocument } from '../prompt.projections';
 import { GetPrompt } from './get-prompt.query';

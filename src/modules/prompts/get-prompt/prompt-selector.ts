@@ -1,4 +1,4 @@
-import { BadRequest, NotFound } from '../../../shared/errors';
+import { BadRequest, NotFound } from '#shared/errors';
 import { versionNotFound } from '../prompt.errors';
 import { LATEST, pointerOf, PRODUCTION } from '../prompt.events';
 import type { PromptPointers } from '../prompt-reads';

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import type { PromptSummary } from './list-prompts.handler';
 import { ListPrompts } from './list-prompts.query';
 

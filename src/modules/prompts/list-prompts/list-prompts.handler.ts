@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { POSITION_FIELD } from '../../../infrastructure/processing/projection';
-import { READ_STORE, ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import { POSITION_FIELD } from '#infrastructure/processing/projection';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { pointerOf, PRODUCTION } from '../prompt.events';
 import { PROMPTS, PromptDocument } from '../prompt.projections';
 import { ListPrompts } from './list-prompts.query';

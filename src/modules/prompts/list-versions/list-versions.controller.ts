@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import { ListVersionsDto } from './list-versions.dto';
 import type { PromptVersionSummary } from './list-versions.handler';
 import { ListPromptVersions } from './list-versions.query';

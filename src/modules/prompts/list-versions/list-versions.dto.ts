@@ -1,4 +1,4 @@
-import { ForbidUnknownProperties } from '../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { IsPromptId } from '../prompt.fields';
 
 @ForbidUnknownProperties()

@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import { PromptHistoryDto } from './prompt-history.dto';
 import type { PromptHistoryEntry } from './prompt-history.handler';
 import { GetPromptHistory } from './prompt-history.query';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import type { Filter } from '../../../infrastructure/read-store/read-store.port';
-import { READ_STORE, ReadStore } from '../../../infrastructure/read-store/read-store.port';
+import type { Filter } from '#infrastructure/read-store/read-store.port';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { historyOf, requirePrompt } from '../prompt-reads';
 import { LATEST } from '../prompt.events';
 import type { PromptHistoryDocument } from '../prompt.projections';

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { IssueApiKey } from '../api-key.decider';
 
 export interface CreatedApiKey {

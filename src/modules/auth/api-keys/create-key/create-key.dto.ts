@@ -1,7 +1,7 @@
-import { ForbidUnknownProperties } from '../../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsString, Length } from 'class-validator';
-import { EachIn } from '../../../../infrastructure/http/decode/each-element';
-import { Permission, PERMISSIONS } from '../../../../shared/permissions';
+import { EachIn } from '#infrastructure/http/decode/each-element';
+import { Permission, PERMISSIONS } from '#shared/permissions';
 
 /** Credential operations refuse unknown properties: a typo must not pass silently. */
 @ForbidUnknownProperties()

@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/event-store.port';
-import { requestMetadata } from '../../../../shared/caller';
-import { Forbidden } from '../../../../shared/errors';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { requestMetadata } from '#shared/caller';
+import { Forbidden } from '#shared/errors';
 import { issueApiKey } from '../api-key-issuer';
 import { CreateApiKeyCommand, CreatedApiKey } from './create-key.command';
 

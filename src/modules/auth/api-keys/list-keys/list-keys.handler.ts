@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { API_KEYS, ApiKeyDocument } from '../api-key.projection';
 import { ListApiKeys } from './list-keys.query';
 

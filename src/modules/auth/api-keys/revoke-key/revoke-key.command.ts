@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { RevokeApiKey } from '../api-key.decider';
 
 /** auth.keys.revoke: the decider's command, and the request it came from (for the audit metadata). */

@@ -1,4 +1,4 @@
-import { ForbidUnknownProperties } from '../../../../infrastructure/http/decode/decode.pipe';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { IsString, Length } from 'class-validator';
 
 /** Credential operations refuse unknown properties: a typo must not pass silently. */

@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/event-store.port';
-import { executeOnStream } from '../../../../infrastructure/event-store/stream-command';
-import { requestMetadata } from '../../../../shared/caller';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { requestMetadata } from '#shared/caller';
 import { apiKeyDecider } from '../api-key.decider';
 import { apiKeyStream } from '../api-key.events';
 import { RevokeApiKeyCommand } from './revoke-key.command';

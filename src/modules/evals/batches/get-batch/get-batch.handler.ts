@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
-import { NotFound } from '../../../../shared/errors';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { NotFound } from '#shared/errors';
 import { RUNS, RunDocument } from '../../runs/run.projection';
 import { RunView, runView } from '../../runs/run-view';
 import { CostRecord, sumRunCosts } from '../../trials/costs';

@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import { ListBatchesDto } from './list-batches.dto';
 import type { BatchList } from './list-batches.handler';
 import { ListBatches } from './list-batches.query';

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { afterCursor, clampLimit, Cursor, pageOf, sortOf } from '../../shared/cursor';
 import { BATCHES, BatchDocument } from '../batch.projection';
 import { ListBatches } from './list-batches.query';

@@ -1,9 +1,9 @@
 import { Body, Controller, Inject, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { CorrelationId, CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../../shared/caller';
-import { Clock, CLOCK } from '../../../../shared/clock';
+import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
+import { Clock, CLOCK } from '#shared/clock';
 import { readIdempotency, readTrigger } from '../../shared/request-context';
 import type { StartedBatch } from '../batch-starter';
 import { StartBatchCommand } from './start-batch.command';

@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import type { CaseDetail } from '../case-view';
 import { GetCaseDto } from './get-case.dto';
 import { GetCase } from './get-case.query';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
-import { NotFound } from '../../../../shared/errors';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { NotFound } from '#shared/errors';
 import { CASES, CaseDocument, caseDocumentId } from '../case.projection';
 import { CaseDetail, caseDetail } from '../case-view';
 import { GetCase } from './get-case.query';

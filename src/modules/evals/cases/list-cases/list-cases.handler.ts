@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { Filter, READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
+import { Filter, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { afterCursor, clampLimit, Cursor, escapeRegex, pageOf, sortOf } from '../../shared/cursor';
 import { SUITES, SuiteDocument } from '../../suites/suite.projection';
 import { CASE_TAGS, CASES, CaseDocument, CaseTagsDocument } from '../case.projection';

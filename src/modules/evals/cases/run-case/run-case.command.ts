@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { CommandContext } from '../../../../shared/caller';
+import type { CommandContext } from '#shared/caller';
 import type { StartedBatch, StartRequest } from '../../batches/batch-starter';
 
 /** Which case to run again, how, and on which of its variants (null: all it has run on). */

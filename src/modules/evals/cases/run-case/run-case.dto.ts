@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { ForbidUnknownProperties } from '../../../../infrastructure/http/decode/decode.pipe';
-import { EachString } from '../../../../infrastructure/http/decode/each-element';
+import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
+import { EachString } from '#infrastructure/http/decode/each-element';
 import { SLUG } from '../../shared/definition.dto';
 
 /** `evals.cases.run`: a start like `evals.batches.start`, so unknown properties are refused too. */

@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '../../../../infrastructure/event-store/event-store.port';
-import { toDomainEvent } from '../../../../infrastructure/event-store/stream-command';
-import { foldEvents } from '../../../../shared/decider';
-import { BadRequest, NotFound } from '../../../../shared/errors';
+import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { toDomainEvent } from '#infrastructure/event-store/stream-command';
+import { foldEvents } from '#shared/decider';
+import { BadRequest, NotFound } from '#shared/errors';
 import { BatchStarter, StartedBatch } from '../../batches/batch-starter';
 import { suiteDecider, SuiteDefined, suiteStream } from '../../suites/suite.events';
 import { caseDecider } from '../case.decider';

@@ -14,7 +14,7 @@
  * compression, encryption, and output printed one character per line.
  */
 
-import { MIN_SECRET_VALUE_LENGTH } from '../../../../shared/secret-values';
+import { MIN_SECRET_VALUE_LENGTH } from '#shared/secret-values';
 
 /** Below this many characters a secret is only replaced as itself (older stored values: new ones are refused). */
 export const MIN_ENCODED_SECRET_LENGTH = MIN_SECRET_VALUE_LENGTH;

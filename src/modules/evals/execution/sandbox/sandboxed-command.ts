@@ -1,5 +1,5 @@
 import { constants as osConstants } from 'node:os';
-import { changesProgramStart } from '../../../../shared/reserved-variables';
+import { changesProgramStart } from '#shared/reserved-variables';
 import type { OutputCollector } from '../output/captured-output';
 import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
 import type { SandboxLaunch } from './sandbox-driver';

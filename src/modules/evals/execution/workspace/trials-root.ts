@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { HeldLock, holdExclusive, holdShared, LockBusy } from '../../../../infrastructure/locks/sqlite-lock';
+import { HeldLock, holdExclusive, holdShared, LockBusy } from '#infrastructure/locks/sqlite-lock';
 
 /**
  * This server instance's own directory for trial directories, `<tmpdir>/assay-trials/inst_<id>/`,

@@ -1,6 +1,6 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { Operation } from '../../../../infrastructure/http/operation.decorator';
+import { Operation } from '#infrastructure/http/operation.decorator';
 import { ListModelsDto } from './list-models.dto';
 import { ListModels } from './list-models.query';
 import type { ModelList } from './model-list';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { Filter, READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
-import { NotFound } from '../../../../shared/errors';
+import { Filter, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { NotFound } from '#shared/errors';
 import { CASES, CaseDocument, caseDocumentId } from '../../cases/case.projection';
 import { RUNS, RunDocument } from '../run.projection';
 import { RunView, runView } from '../run-view';

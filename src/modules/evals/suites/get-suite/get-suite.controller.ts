@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import type { SuiteDetail } from '../suite-view';
 import { GetSuiteDto } from './get-suite.dto';
 import { GetSuite } from './get-suite.query';

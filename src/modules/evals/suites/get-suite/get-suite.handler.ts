@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '../../../../infrastructure/read-store/read-store.port';
-import { NotFound } from '../../../../shared/errors';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { NotFound } from '#shared/errors';
 import { SUITES, SuiteDocument, suiteDocumentId } from '../suite.projection';
 import { casesOfSuites, SuiteDetail, suiteDetail } from '../suite-view';
 import { GetSuite } from './get-suite.query';

@@ -1,7 +1,7 @@
 import { Body, Controller } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentCaller, Operation } from '../../../../infrastructure/http/operation.decorator';
-import type { Caller } from '../../../../shared/caller';
+import { CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
+import type { Caller } from '#shared/caller';
 import { ListSuitesDto } from './list-suites.dto';
 import type { SuiteList } from './list-suites.handler';
 import { ListSuites } from './list-suites.query';
