@@ -59,7 +59,7 @@ async function projectOne<D extends Document>(
   const current = await collection.findOne({ _id: id });
   if (current && current._position >= event.position) return;
   // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
-  const next = spec.evolve(current as D | null, event, id);
+  const next = spec.evolve(current, event, id);
   if (next === null) {
     await collection.deleteOne({ _id: id });
     return;

@@ -53,6 +53,7 @@ export class AuthGuard implements CanActivate {
     if (!access) {
       const targets = [handler, controller];
       access = {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- undefined on a handler that is not marked public
         isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets) === true,
         needed: this.reflector.getAllAndOverride<Permission | null | undefined>(PERMISSION_KEY, targets) ?? null,
       };

@@ -15,7 +15,7 @@ export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): v
   if (policy.allowUnsandboxed) return;
   plan.variants.forEach((variant, index) => {
     if (policy.driverFor(variant.sandbox) === 'process') {
-      const which = variant.sandbox === null ? 'variants without a sandbox' : `${variant.sandbox}`;
+      const which = variant.sandbox === null ? 'variants without a sandbox' : variant.sandbox;
       throw new Conflict(
         `variants[${index}]: ${which} would run as plain processes without isolation on this server, which the operator has not allowed: ` +
           'install bubblewrap on the server, or set allowUnsandboxed: true in its ASSAY_CONFIG.',

@@ -54,7 +54,7 @@ export type SourceDto = EmptySourceDto | RepoSourceDto | FilesSourceDto;
 export class SuiteDto {
   @IsString() @Length(1, 100) @Matches(SLUG, { message: 'must be lower-case words joined by "-"' }) id!: string;
   @IsString() @Length(1, 200000) prompt!: string;
-  @IsOptional() @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS) as never)
+  @IsOptional() @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS))
   source?: SourceDto | null;
   @IsOptional() @IsString() @Length(1, 200) name?: string;
 }
@@ -104,10 +104,10 @@ export class CaseDto {
   @IsOptional() @IsInt() @Min(1) @Max(50) maxTurns?: number | null;
   @IsOptional() @IsInt() @Min(1000) @Max(3600000) timeoutMs?: number | null;
   @IsOptional() @IsUnionOf(Object.keys(USER_KINDS), '{ kind: "simulated", goal, prompt } | { kind: "scripted", replies }')
-  @ValidateNested() @Type(unionMember(USER_KINDS) as never)
+  @ValidateNested() @Type(unionMember(USER_KINDS))
   user?: SimulatedUserDto | ScriptedUserDto | null;
   @IsOptional() @ValidateNested() @Type(() => PrepareDto) prepare?: PrepareDto | null;
-  @ValidateIf(present('source')) @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS) as never)
+  @ValidateIf(present('source')) @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS))
   source?: SourceDto;
   @IsOptional() @IsArray() @ArrayMaxSize(12) @EachString(1, 40) tags?: string[];
   @IsOptional() @IsStringRecord() variables?: Record<string, string>;
