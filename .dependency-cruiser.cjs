@@ -64,8 +64,8 @@ module.exports = {
     ...siblingRules,
     {
       name: 'slice-not-to-other-slice',
-      comment: 'A slice of another area is no sibling, but the same reasoning holds; a warning until the areas share through their parent.',
-      severity: 'warn',
+      comment: 'A slice of another area is no sibling, but the same reasoning holds: what two slices share lives in their area.',
+      severity: 'error',
       from: { path: SLICE },
       to: { path: SLICE, pathNot: '^$1/' },
     },
