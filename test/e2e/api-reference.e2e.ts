@@ -18,7 +18,7 @@ function registeredRoutes(server: InProcessServer): Route[] {
   const routes: Route[] = [];
   for (const module of server.app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Function;
+      const controller = wrapper.metatype as new (...args: never[]) => unknown;
       const prefix = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '/');
       for (const name of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = controller.prototype[name] as unknown;

@@ -38,7 +38,7 @@ describe('durability and the CLI, with the server as a child process', () => {
   it('refuses bad CLI input with a message and a non-zero exit', async () => {
     const failure = await run(process.execPath, [CLI, 'keys', 'create', '--org', 'acme', '--permissions', 'evals:fly'], {
       env: { PATH: process.env.PATH ?? '', ASSAY_DATA_DIR: dataDir },
-    }).catch((error: { code: number; stderr: string }) => error);
+    }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 64 });
     expect((failure as { stderr: string }).stderr).toContain('unknown: evals:fly');
   });
@@ -100,7 +100,7 @@ describe('durability and the CLI, with the server as a child process', () => {
   it('refuses to start with a bad variable and names it', async () => {
     const failure = await run(process.execPath, [CLI, 'serve'], {
       env: { PATH: process.env.PATH ?? '', ASSAY_DATA_DIR: dataDir, PORT: 'eighty' },
-    }).catch((error: { code: number; stderr: string }) => error);
+    }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 1 });
     expect((failure as { stderr: string }).stderr).toContain('PORT');
   });

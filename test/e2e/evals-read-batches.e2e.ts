@@ -207,7 +207,7 @@ describe('evals read side: batches and runs', () => {
       expect(Object.keys(newest).sort()).toEqual(
         ['batchId', 'case', 'costs', 'definitionHash', 'distribution', 'failure', 'finishedAt', 'harnessVersion', 'id', 'local', 'profileVersion', 'sandbox', 'setup', 'startedAt', 'status', 'suite', 'trials', 'trigger', 'variant'].sort(),
       );
-      const mine = await api.call('evals.runs.list', { caseId: 'quick', variant: variantId });
+      const mine = await api.call<{ total: number }>('evals.runs.list', { caseId: 'quick', variant: variantId });
       expect(everything.body.total).toBe(mine.body.total + 1);
       expect(await api.call('evals.runs.list', { caseId: 'quick', variant: newest.variant.id }).then((a) => a.body.total)).toBe(1);
     });

@@ -25,6 +25,7 @@ describe('evals: the results a run reports', () => {
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- server is unassigned when beforeAll failed; afterAll must still clean up
     await server?.close();
     dirs.removeAll();
   });

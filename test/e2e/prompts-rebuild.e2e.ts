@@ -26,7 +26,7 @@ async function answersFrom(store: ReadStore, readBodies: Array<{ id: string } & 
     answers.push(await new GetPromptHistoryHandler(store).execute(new GetPromptHistory('acme', id, null)));
   }
   for (const { id, ...selector } of readBodies) {
-    answers.push(await new GetPromptHandler(store).execute(new GetPrompt('acme', id, selectorOf(selector))).catch((error: Error) => error.message));
+    answers.push(await new GetPromptHandler(store).execute(new GetPrompt('acme', id, selectorOf(selector))).catch((error: unknown) => (error as Error).message));
   }
   return answers;
 }

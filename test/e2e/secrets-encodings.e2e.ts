@@ -70,6 +70,7 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- server is unassigned when beforeAll failed; afterAll must still clean up
     await server?.close();
     fs.rmSync(configDir, { recursive: true, force: true });
   });

@@ -28,6 +28,8 @@ const servicesOf = (file: string): Record<string, Service> => (parse(read(file))
 const compose = servicesOf('docker-compose.yml');
 const contract = servicesOf('docker-compose.contract.yml');
 const DATABASES = ['eventstore', 'mongodb'];
+/** A service of a compose file, if that file defines it: not every file defines every database. */
+const serviceNamed = (services: Record<string, Service>, name: string): Service | undefined => services[name];
 
 /** `[HOST:]HOST_PORT:CONTAINER_PORT`: the host address a published port binds, 0.0.0.0 when none. */
 function hostAddress(port: string): string {
@@ -50,6 +52,7 @@ function dockerfileHealthcheck(dockerfile: string): string[] {
 describe('docker-compose.yml and the Dockerfile', () => {
   it('gives every service a healthcheck and a restart policy', () => {
     for (const [name, service] of Object.entries(compose)) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- parsed YAML: a healthcheck may come without a test
       expect([name, service.healthcheck?.test?.length ?? 0]).not.toEqual([name, 0]);
       expect([name, service.restart]).toEqual([name, 'unless-stopped']);
     }
@@ -62,7 +65,7 @@ describe('docker-compose.yml and the Dockerfile', () => {
   it('publishes no database port beyond 127.0.0.1, in either compose file', () => {
     for (const services of [compose, contract]) {
       for (const name of DATABASES) {
-        for (const port of services[name]?.ports ?? []) expect([name, hostAddress(port)]).toEqual([name, '127.0.0.1']);
+        for (const port of serviceNamed(services, name)?.ports ?? []) expect([name, hostAddress(port)]).toEqual([name, '127.0.0.1']);
       }
     }
     expect(DATABASES.map((name) => compose[name].ports ?? [])).toEqual([[], []]);
@@ -118,7 +121,7 @@ describe('docker-compose.yml and the Dockerfile', () => {
 
     it.each(probes)('%s: its healthcheck passes while the server lives and fails once it is gone', async (_file, test) => {
       expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
-      const probe = (port: string) => run(process.execPath, ['-e', test[3]], { env: { PATH: process.env.PATH ?? '', PORT: port } }).then(() => 0, (error: { code: number }) => error.code);
+      const probe = (port: string) => run(process.execPath, ['-e', test[3]], { env: { PATH: process.env.PATH ?? '', PORT: port } }).then(() => 0, (error: unknown) => (error as { code: number }).code);
       const server = await startInProcess();
       try {
         expect(await probe(new URL(server.url).port)).toBe(0);

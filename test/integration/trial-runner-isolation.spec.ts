@@ -154,7 +154,7 @@ describe('TrialRunner: timeouts and faults', () => {
   });
 });
 
-function runnerWithDriver(dataDir: string, driver: SandboxDriver): SandboxTrialRunner {
+function runnerWithDriver(dataDir: string, driver: SandboxDriver): Pick<SandboxTrialRunner, 'run'> {
   const trialsRoot = dirs.make('assay-trials-');
   mkdirSync(trialsRoot, { recursive: true });
   const settings = {
@@ -169,7 +169,7 @@ function runnerWithDriver(dataDir: string, driver: SandboxDriver): SandboxTrialR
     logger: null,
   };
   const runner = new SandboxTrialRunner(settings, { bubblewrap: driver, process: driver });
-  return { run: (spec, signal) => runner.run({ ...spec, sandbox: 'sandbox_kind_1' }, signal) } as SandboxTrialRunner;
+  return { run: (spec, signal) => runner.run({ ...spec, sandbox: 'sandbox_kind_1' }, signal) };
 }
 
 /** Whether a process is alive (not gone, not a zombie), allowing a moment for SIGKILL to land. */

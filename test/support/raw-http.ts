@@ -59,7 +59,7 @@ export function rawExchange(url: string, head: string, body: Buffer | string = '
       settle(true);
     });
     socket.on('close', () => settle(true));
-    socket.on('connect', async () => {
+    const send = async () => {
       socket.write(head);
       const data = Buffer.from(body);
       for (let offset = 0; offset < data.length; offset += chunkBytes) {
@@ -68,6 +68,7 @@ export function rawExchange(url: string, head: string, body: Buffer | string = '
       }
       sentAll = true;
       settle(false);
-    });
+    };
+    socket.on('connect', () => void send());
   });
 }

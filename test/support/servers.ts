@@ -46,7 +46,7 @@ export interface InProcessServer extends RunningServer {
 }
 
 /** The whole service in the test's process, on a real port, over real stores. */
-export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessServer> {
+export async function startInProcess(env: Partial<Record<string, string>> = {}): Promise<InProcessServer> {
   const dataDir = env.ASSAY_DATA_DIR ?? tempDir();
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ASSAY_CONFIG: TEST_CONSENT_CONFIG, ...env });
   const logs = new LogCapture();
@@ -63,7 +63,7 @@ export interface ChildServer {
 }
 
 /** The compiled service as a child process (`node dist/cli.js serve`), as an operator runs it. */
-export async function startChild(env: Record<string, string>): Promise<ChildServer> {
+export async function startChild(env: Partial<Record<string, string>>): Promise<ChildServer> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`);
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {

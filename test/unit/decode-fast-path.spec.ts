@@ -41,12 +41,12 @@ function verdicts(dto: new () => object, body: Record<string, unknown>, strict: 
  * A body of the first accepted value of each property, then that body with each property
  * replaced by every value in turn (undefined: left out), and with an unknown property.
  */
-function bodiesFor(dto: Function): Array<Record<string, unknown>> {
+function bodiesFor(dto: new () => object): Array<Record<string, unknown>> {
   const properties = [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false).map((m) => m.propertyName))];
   const good: Record<string, unknown> = {};
   for (const property of properties) {
     const accepted = VALUES.find((value) => {
-      const instance = instantiate(dto as new () => object, { [property]: value });
+      const instance = instantiate(dto, { [property]: value });
       return !validateSync(instance, OPTIONS(false)).some((error) => error.property === property);
     });
     if (accepted !== undefined) good[property] = accepted;
@@ -54,9 +54,7 @@ function bodiesFor(dto: Function): Array<Record<string, unknown>> {
   const bodies: Array<Record<string, unknown>> = [{}, good, { ...good, unknown: 1 }];
   for (const property of properties) {
     for (const value of VALUES) {
-      const body = { ...good, [property]: value };
-      if (value === undefined) delete body[property];
-      bodies.push(body);
+      bodies.push(value === undefined ? Object.fromEntries(Object.entries(good).filter(([key]) => key !== property)) : { ...good, [property]: value });
     }
   }
   return bodies;
@@ -92,7 +90,7 @@ describe('accepting flat bodies without the full executor', () => {
     for (const dto of dtos) {
       for (const body of bodiesFor(dto)) {
         for (const strict of [false, true]) {
-          const { fast, valid } = verdicts(dto as new () => object, body, strict);
+          const { fast, valid } = verdicts(dto, body, strict);
           if (fast) expect({ dto: dto.name, body, strict, valid }).toEqual({ dto: dto.name, body, strict, valid: true });
           if (fast && valid) flatValid += 1;
         }
@@ -127,6 +125,7 @@ describe('instances of the DTOs', () => {
   it('copies a plain DTO\'s body onto a new instance, keeping the defaults the body leaves out', () => {
     const decoded = instantiate(RunsFixture, { caseId: 'a' });
     expect(decoded).toBeInstanceOf(RunsFixture);
+    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the copy drops the prototype on purpose: it compares the instance's own properties
     expect({ ...decoded }).toEqual({ caseId: 'a', page: 1, kind: undefined });
   });
 

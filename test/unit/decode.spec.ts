@@ -26,7 +26,7 @@ class LenientFixture {
   @IsString() name!: string;
 }
 
-async function issuesOf(dto: Function, body: unknown) {
+async function issuesOf(dto: new () => object, body: unknown) {
   try {
     await new DecodePipe().transform(body, { type: 'body', metatype: dto as never });
   } catch (error) {
@@ -103,7 +103,7 @@ describe('mapping errors to HTTP answers', () => {
 describe('the DTOs the pipe decodes', () => {
   it('use only synchronous constraints, because the pipe validates with validateSync (which skips async ones)', () => {
     expect(loadServiceDtos().length).toBeGreaterThan(10);
-    const storage = getMetadataStorage() as unknown as { constraintMetadatas: Map<Function, Array<{ async: boolean; target: Function }>> };
+    const storage = getMetadataStorage() as unknown as { constraintMetadatas: Map<unknown, Array<{ async: boolean; target: { name: string } }>> };
     const constraints = [...storage.constraintMetadatas.values()].flat();
     expect(constraints.length).toBeGreaterThan(0);
     expect(constraints.filter((constraint) => constraint.async).map((constraint) => constraint.target.name)).toEqual([]);
