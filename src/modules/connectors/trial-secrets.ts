@@ -79,13 +79,13 @@ export class TrialSecrets implements TrialEnvironment {
     for (const connectionId of new Set(connectionIds)) {
       const command = { type: 'RecordConnectorUse' as const, organization, connectionId, trialId, authFailed: outcome.authFailed, now };
       await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, command, metadata, { attempts: 20 }).catch(
-        (error: Error) => this.logger.warn('could not record a connection use', { organization, connectionId, error: error.message }),
+        (error: unknown) => this.logger.warn('could not record a connection use', { organization, connectionId, error: (error as Error).message }),
       );
     }
     const names = [...(outcome.variableNames ?? [])];
     if (names.length === 0) return;
-    await this.environment.recordUse({ organization, names, trialId, now }, metadata).catch((error: Error) =>
-      this.logger.warn('could not record the use of environment variables', { organization, error: error.message }),
+    await this.environment.recordUse({ organization, names, trialId, now }, metadata).catch((error: unknown) =>
+      this.logger.warn('could not record the use of environment variables', { organization, error: (error as Error).message }),
     );
   }
 

@@ -39,12 +39,18 @@ export function historyOf(store: ReadStore, prompt: PromptDocument, filter: Filt
     .find({ organization: prompt.organization, promptId: prompt.promptId, ...filter }, { sort: { revision: 1 } });
 }
 
+/** A field a history entry of its kind always records (`version` of an appended one, `channel` and `toVersion` of a promotion). */
+export function recorded<T>(entry: PromptHistoryDocument, field: 'version' | 'channel' | 'toVersion', value: T | null): T {
+  if (value === null) throw new Error(`The ${entry.kind} history entry "${entry._id}" records no ${field}.`);
+  return value;
+}
+
 /** Replays history entries into the pointers they leave: time travel over the promotion history. */
 export function pointersAfter(history: PromptHistoryDocument[]): PromptPointers {
   const pointers: PromptPointers = { latestVersion: 0, channels: {} };
   for (const entry of history) {
-    if (entry.kind === 'appended') pointers.latestVersion = entry.version!;
-    else pointers.channels = { ...pointers.channels, [entry.channel!]: entry.toVersion! };
+    if (entry.kind === 'appended') pointers.latestVersion = recorded(entry, 'version', entry.version);
+    else pointers.channels = { ...pointers.channels, [recorded(entry, 'channel', entry.channel)]: recorded(entry, 'toVersion', entry.toVersion) };
   }
   return pointers;
 }

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AssayRequest, PERMISSION_KEY, PUBLIC_KEY } from '#infrastructure/http/operation.decorator';
@@ -20,9 +20,12 @@ interface OperationAccess {
   needed: Permission | null;
 }
 
+/** The route handler Nest hands a guard (`ExecutionContext.getHandler`). */
+type Handler = ReturnType<ExecutionContext['getHandler']>;
+
 @Injectable()
 export class AuthGuard implements CanActivate {
-  private readonly access = new WeakMap<Function, OperationAccess>();
+  private readonly access = new WeakMap<Handler, OperationAccess>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -48,7 +51,7 @@ export class AuthGuard implements CanActivate {
   }
 
   /** What an operation's decorators declare, read once per handler rather than on every request. */
-  private accessOf(handler: Function, controller: Function): OperationAccess {
+  private accessOf(handler: Handler, controller: Type): OperationAccess {
     let access = this.access.get(handler);
     if (!access) {
       const targets = [handler, controller];

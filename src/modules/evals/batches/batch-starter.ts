@@ -53,7 +53,7 @@ export class BatchStarter {
     const organization = context.caller.organization;
     const planned = planBatch(request.plan, organization, context.now);
     if (request.idempotency) {
-      const earlier = await this.claimKey(request, planned.batchId);
+      const earlier = await this.claimKey(request, request.idempotency, planned.batchId);
       if (earlier) return earlier;
     }
     const metadata = requestMetadata(context);
@@ -87,7 +87,9 @@ export class BatchStarter {
       const variants = planned.runs
         .filter((run) => run.caseId === evalCase.id)
         .map(({ variantId, variant, userModel }) => ({ variantId, variant, userModel }));
-      const command = { type: 'RecordCaseRun' as const, organization, suiteId: plan.suite.id, definition: evalCase, parts: planned.parts.get(evalCase.id)!, variants, author: context.caller.name, now: context.now };
+      const parts = planned.parts.get(evalCase.id);
+      if (!parts) throw new Error(`The batch plan has no parts for the case "${evalCase.id}".`);
+      const command = { type: 'RecordCaseRun' as const, organization, suiteId: plan.suite.id, definition: evalCase, parts, variants, author: context.caller.name, now: context.now };
       await executeOnStream(this.eventStore, caseStream(organization, evalCase.id), caseDecider, command, metadata);
     }
     const started: BatchStarted = {
@@ -110,8 +112,8 @@ export class BatchStarter {
   }
 
   /** Claims the idempotency key, or answers the batch an earlier start with the same key began. */
-  private async claimKey(request: StartRequest, batchId: string): Promise<StartedBatch | null> {
-    const { key, requestHash } = request.idempotency!;
+  private async claimKey(request: StartRequest, idempotency: NonNullable<StartRequest['idempotency']>, batchId: string): Promise<StartedBatch | null> {
+    const { key, requestHash } = idempotency;
     const organization = request.context.caller.organization;
     const stream = idempotencyStream(organization, key);
     const command = { type: 'Claim' as const, organization, batchId, requestHash, now: request.context.now };
@@ -123,7 +125,7 @@ export class BatchStarter {
 
   private async awaitStarted(batchId: string): Promise<StartedBatch> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      const [first] = await this.eventStore.readStream(batchStream(batchId), { maxCount: 1 });
+      const first = (await this.eventStore.readStream(batchStream(batchId), { maxCount: 1 })).at(0);
       if (first) {
         const data = (first as unknown as BatchStarted).data;
         return startedBatch(data.batchId, data.runs);

@@ -104,13 +104,13 @@ export class SandboxTrialRunner implements TrialRunner {
       directory = await createTrialDirectory(this.settings.trialsRoot, id, user);
     } catch (error) {
       this.users.give(user);
-      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? error}`, ['sandbox'], { serviceFault: true });
+      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, ['sandbox'], { serviceFault: true });
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
     const verdict = await this.execute(session, plan);
-    await removeTrialDirectory(directory).catch((error: Error) =>
-      this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: error.message }),
+    await removeTrialDirectory(directory).catch((error: unknown) =>
+      this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );
     // Given back only once the directory is gone: no file of this trial is left to the next owner.
     this.users.give(user);
@@ -126,7 +126,7 @@ export class SandboxTrialRunner implements TrialRunner {
       return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
-      this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error)?.stack ?? error) });
+      this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error | null | undefined)?.stack ?? error) });
       return internalFault(error).verdict;
     }
   }

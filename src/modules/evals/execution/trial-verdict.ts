@@ -72,7 +72,7 @@ export const interrupted = () => new TrialVoid('the trial was interrupted: the s
 
 /** A fault of ours (a bug, a full disk): the trial says so in one line, the log keeps the detail. */
 export function internalFault(error: unknown): TrialVoid {
-  const code = (error as NodeJS.ErrnoException)?.code;
+  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return new TrialVoid(`internal error while running the trial: ${code ?? message}`, ['service'], { serviceFault: true });
 }

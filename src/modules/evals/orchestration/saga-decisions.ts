@@ -19,7 +19,8 @@ export function trialSpec(
   trialId: string,
   environment: ResolvedTrialEnvironment,
 ): TrialSpec {
-  const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId)!;
+  const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
+  if (!evalCase) throw new Error(`Batch "${batch.batchId}" has no case "${run.caseId}" for run "${run.runId}".`);
   const profileEnv = run.variant.profile?.env ?? {};
   return {
     trialId,

@@ -62,6 +62,7 @@ export class SagaReactions {
     try {
       const { outcome, environment } = await this.execute(batch, run, trialId);
       // A stopping server leaves the trial running; the next start voids it as abandoned.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may have been aborted while the trial ran (the narrowing above predates the await)
       if (this.signal.aborted) return;
       const variant = run.run.variant;
       const costInput = { harness: variant.harness, model: variant.model, sandbox: variant.sandbox, usage: outcome.usage, hasSimulatedUser: hasSimulatedUser(batch, run) };
@@ -82,7 +83,7 @@ export class SagaReactions {
       return { outcome, environment: null };
     }
     const spec = trialSpec(batch.started, run.run, trialId, environment);
-    const outcome = await this.runner.run(spec, this.signal).catch((error: Error) => serviceFaultOutcome(error));
+    const outcome = await this.runner.run(spec, this.signal).catch((error: unknown) => serviceFaultOutcome(error as Error));
     return { outcome, environment };
   }
 
@@ -99,7 +100,8 @@ export class SagaReactions {
   }
 
   private async abandon(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
-    const run = this.state.runs.get(trial.runId)!;
+    const run = this.state.runs.get(trial.runId);
+    if (!run) throw new Error(`The saga has no run "${trial.runId}" for trial "${trial.trialId}".`);
     const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
     this.logger.warn('voiding a trial abandoned by a stopped process', { trialId: trial.trialId, batchId: trial.batchId });
     await this.appendIfExpected(trialStream(trial.trialId), [abandonedTrial(ref, run.run, this.clock.now())], this.metadata(batch, causation), trial.revision);

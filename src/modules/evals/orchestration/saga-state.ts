@@ -92,11 +92,19 @@ export class SagaState {
   }
 
   trialsOf(run: SagaRun): SagaTrial[] {
-    return run.run.trialIds.map((trialId) => this.trials.get(trialId)!);
+    return run.run.trialIds.map((trialId) => {
+      const trial = this.trials.get(trialId);
+      if (!trial) throw new Error(`The saga has no trial "${trialId}" of run "${run.run.runId}".`);
+      return trial;
+    });
   }
 
   runsOf(batch: SagaBatch): SagaRun[] {
-    return batch.started.runs.map((run) => this.runs.get(run.runId)!);
+    return batch.started.runs.map((planned) => {
+      const run = this.runs.get(planned.runId);
+      if (!run) throw new Error(`The saga has no run "${planned.runId}" of batch "${batch.started.batchId}".`);
+      return run;
+    });
   }
 
   private started(data: BatchStarted['data'], requester: string): string {
@@ -119,6 +127,7 @@ export class SagaState {
     trial.revision = Math.max(trial.revision, revision);
     if (event.type === 'TrialQueued' && trial.status === 'planned') trial.status = 'queued';
     if (event.type === 'TrialStarted' && !isTerminal(trial.status)) trial.status = 'running';
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a stored event is JSON read back: an entry may be missing, and is then not counted
     if (event.type === 'TrialCommandRecorded') trial.commands += event.data.entry ? 1 : 0;
     if (event.type === 'TrialScored') {
       const { status, costs, failure } = event.data;

@@ -38,8 +38,9 @@ export class TrialScheduler {
     while (!this.stopped && this.running < this.maxParallel) {
       const batchId = this.nextBatch();
       if (batchId === null) return;
-      const queue = this.queues.get(batchId)!;
-      const trialId = queue.shift()!;
+      const queue = this.queues.get(batchId);
+      const trialId = queue?.shift();
+      if (!queue || trialId === undefined) throw new Error(`The scheduler chose batch "${batchId}", whose queue is empty.`);
       if (queue.length === 0) this.queues.delete(batchId);
       this.started(batchId, 1);
       void this.runTrial(trialId).finally(() => {

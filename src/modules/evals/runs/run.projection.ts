@@ -87,7 +87,11 @@ export const runProjection = typedDocumentProjection<BatchStarted | RunFinished 
     return event.data.runId;
   },
   evolve(document, event, id) {
-    if (event.type === 'BatchStarted') return created(event.data, event.data.runs.find((run) => run.runId === id)!);
+    if (event.type === 'BatchStarted') {
+      const run = event.data.runs.find((candidate) => candidate.runId === id);
+      if (!run) throw new Error(`Batch "${event.data.batchId}" plans no run "${id}".`);
+      return created(event.data, run);
+    }
     if (!document) return null;
     if (event.type === 'RunFinished') {
       const { data } = event;

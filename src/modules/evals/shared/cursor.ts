@@ -25,7 +25,7 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
 /** Defaults to 20; a fraction is rounded down; anything outside 1..100 is clamped into it. */
-export function clampLimit(limit: number | undefined): number {
+export function clampLimit(limit: number | null | undefined): number {
   if (limit === undefined || limit === null) return DEFAULT_LIMIT;
   return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
 }
@@ -39,7 +39,7 @@ export interface SortKey {
 
 /** The sort document of a keyset order. */
 export function sortOf(keys: readonly Omit<SortKey, 'value'>[]): Sort {
-  return Object.fromEntries(keys.map((key) => [key.field, key.direction])) as Sort;
+  return Object.fromEntries<SortKey['direction']>(keys.map((key) => [key.field, key.direction]));
 }
 
 /**

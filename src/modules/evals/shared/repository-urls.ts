@@ -28,6 +28,7 @@ export interface RepositoryLocation {
 /** How git reads the URL: a scheme, scp-like `host:path` (a colon before any slash), or a local path. */
 export function repositoryLocation(url: string): RepositoryLocation | { refused: string } {
   // Parsers disagree on these (a backslash ends a host for some): refused rather than guessed.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this test refuses
   if (/[\\\s\u0000-\u001f\u007f]/.test(url)) return { refused: 'contains a backslash, a space or a control character' };
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1].toLowerCase();
   if (scheme === 'https' || scheme === 'ssh') {

@@ -33,7 +33,7 @@ export async function casesOfSuites(store: ReadStore, organization: string, suit
  */
 export function suiteSummary(suite: SuiteDocument, cases: readonly CaseDocument[]): SuiteSummary {
   const variants = cases.flatMap((document) => document.variants);
-  const newest = variants.filter((variant) => variant.distribution !== null && variant.lastRunId !== null);
+  const newest = variants.flatMap(({ distribution, lastRunId }) => (distribution !== null && lastRunId !== null ? [distribution] : []));
   return {
     id: suite.suiteId,
     name: suite.name,
@@ -41,8 +41,8 @@ export function suiteSummary(suite: SuiteDocument, cases: readonly CaseDocument[
     cases: cases.length,
     variants: new Set(variants.map((variant) => variant.identity)).size,
     tally: {
-      passed: newest.reduce((sum, variant) => sum + variant.distribution!.passed, 0),
-      scored: newest.reduce((sum, variant) => sum + variant.distribution!.scored, 0),
+      passed: newest.reduce((sum, distribution) => sum + distribution.passed, 0),
+      scored: newest.reduce((sum, distribution) => sum + distribution.scored, 0),
     },
   };
 }
@@ -54,7 +54,7 @@ export function suiteDetail(suite: SuiteDocument, cases: readonly CaseDocument[]
   const tags = [...new Set(cases.flatMap((document) => document.tags))].sort();
   return {
     ...suiteSummary(suite, cases),
-    setup: current && definition ? { prompt: definition.prompt, source: definition.source } : null,
+    setup: current ? { prompt: definition.prompt, source: definition.source } : null,
     tags,
   };
 }

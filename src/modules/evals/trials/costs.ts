@@ -126,7 +126,7 @@ function addCosts(records: readonly CostRecord[], counted: (component: CostCompo
 }
 
 function addCounts(known: Record<string, unknown>, counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).map(([name, count]) => [name, ((known[name] as number) ?? 0) + count]));
+  return Object.fromEntries(Object.entries(counts).map(([name, count]) => [name, ((known[name] as number | undefined) ?? 0) + count]));
 }
 
 /** The cost record of nothing yet (a run before its first verdict). */

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
-import { channelMap, historyOf, requirePrompt } from '../prompt-reads';
+import { channelMap, historyOf, recorded, requirePrompt } from '../prompt-reads';
 import { ListPromptVersions } from './list-versions.query';
 
 export interface PromptVersionSummary {
@@ -22,13 +22,16 @@ export class ListPromptVersionsHandler implements IQueryHandler<ListPromptVersio
     const prompt = await requirePrompt(this.readStore, organization, promptId);
     const appended = await historyOf(this.readStore, prompt, { kind: 'appended' });
     const channels = Object.entries(channelMap(prompt));
-    const data = appended.map(({ version, actor, at, message }) => ({
-      version: version!,
-      author: actor,
-      createdAt: at,
-      message,
-      channels: channels.filter(([, pointed]) => pointed === version).map(([channel]) => channel),
-    }));
+    const data = appended.map((entry) => {
+      const version = recorded(entry, 'version', entry.version);
+      return {
+        version,
+        author: entry.actor,
+        createdAt: entry.at,
+        message: entry.message,
+        channels: channels.filter(([, pointed]) => pointed === version).map(([channel]) => channel),
+      };
+    });
     return { data };
   }
 }

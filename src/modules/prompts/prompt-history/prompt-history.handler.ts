@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { Filter } from '#infrastructure/read-store/read-store.port';
 import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
-import { historyOf, requirePrompt } from '../prompt-reads';
+import { historyOf, recorded, requirePrompt } from '../prompt-reads';
 import { LATEST } from '../prompt.events';
 import type { PromptHistoryDocument } from '../prompt.projections';
 import { GetPromptHistory } from './prompt-history.query';
@@ -37,6 +37,6 @@ function channelFilter(channel: string | null): Filter {
 
 function toEntry(entry: PromptHistoryDocument): PromptHistoryEntry {
   const { at, actor, actorId } = entry;
-  if (entry.kind === 'appended') return { kind: 'appended', at, actor, actorId, version: entry.version!, message: entry.message };
-  return { kind: 'promoted', at, actor, actorId, channel: entry.channel!, fromVersion: entry.fromVersion, toVersion: entry.toVersion! };
+  if (entry.kind === 'appended') return { kind: 'appended', at, actor, actorId, version: recorded(entry, 'version', entry.version), message: entry.message };
+  return { kind: 'promoted', at, actor, actorId, channel: recorded(entry, 'channel', entry.channel), fromVersion: entry.fromVersion, toVersion: recorded(entry, 'toVersion', entry.toVersion) };
 }

@@ -29,7 +29,9 @@ export class GetBatchHandler implements IQueryHandler<GetBatch, BatchView> {
     if (!batch) throw new NotFound(`Batch "${batchId}" does not exist.`);
     const documents = await this.readStore.collection<RunDocument>(RUNS).find({ organization, batchId });
     const order = new Map(batch.runIds.map((runId, index) => [runId, index]));
-    documents.sort((a, b) => order.get(a._id)! - order.get(b._id)!);
+    // A run missing from the batch's order compares as NaN (taken as equal by sort), as it always did.
+    const position = (runId: string) => order.get(runId) ?? Number.NaN;
+    documents.sort((a, b) => position(a._id) - position(b._id));
     return {
       id: batch._id,
       status: batch.status,

@@ -37,7 +37,12 @@ export function batchSummary(batch: BatchDocument): BatchSummary {
   return { id: _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger };
 }
 
-export const batchCursor = (batch: BatchDocument): Cursor => ({ id: batch._id, startedAtMillis: batch.startedAtMillis, name: batch.suiteName ?? batch.suiteId });
+export const batchCursor = (batch: BatchDocument): Cursor => ({
+  id: batch._id,
+  startedAtMillis: batch.startedAtMillis,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- batch documents stored before suiteName was projected have none
+  name: batch.suiteName ?? batch.suiteId,
+});
 
 /** The filter and options of one page: what the handler and the benchmark's bare route both run. */
 export function batchPageQuery(organization: string, cursor: Cursor | null, limit: number) {

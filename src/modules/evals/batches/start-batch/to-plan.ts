@@ -59,6 +59,7 @@ function toProfile(profile: VariantDto['profile']): Profile | null {
 }
 
 export function toVariant(variant: VariantDto): VariantDefinition {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- a plain copy of the DTO is meant: the class prototype is deliberately dropped
   const credentials = variant.credentials ? { ...variant.credentials } : null;
   return {
     harness: variant.harness as Harness,

@@ -88,7 +88,11 @@ export class OutputCollector {
   private pushTail(chunk: Buffer): void {
     this.tail.push(chunk);
     this.tailBytes += chunk.length;
-    while (this.tailBytes - this.tail[0].length >= this.tailLimit) this.tailBytes -= this.tail.shift()!.length;
+    while (this.tailBytes - this.tail[0].length >= this.tailLimit) {
+      const dropped = this.tail.shift();
+      if (!dropped) break;
+      this.tailBytes -= dropped.length;
+    }
   }
 
   /** Everything kept, head then tail: for reading usage, not for display. */

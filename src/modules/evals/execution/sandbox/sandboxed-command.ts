@@ -145,5 +145,5 @@ function killGroup(pid: number | undefined): void {
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === null ? 127 : (osConstants.signals[signal] ?? 0);
+  return signal === null ? 127 : ((osConstants.signals as Partial<Record<NodeJS.Signals, number>>)[signal] ?? 0);
 }

@@ -5,7 +5,7 @@ import { AGENT_HARNESSES, HARNESSES } from '../../shared/definitions';
 export const DEFAULT_MODEL_HARNESS = AGENT_HARNESSES[0];
 
 /** Checked unless left out: unlike IsOptional, a `null` is checked too (and refused as a Type issue). */
-const given = (field: 'q' | 'harness') => (dto: ListModelsDto) => dto[field] !== undefined;
+const given = (field: 'q' | 'harness') => (dto: Partial<Record<'q' | 'harness', unknown>>) => dto[field] !== undefined;
 
 /**
  * `evals.models.list`: `{q, harness?}`; a missing `q` lists every model. `null` for either is

@@ -14,6 +14,6 @@ export class GetSuiteHandler implements IQueryHandler<GetSuite, SuiteDetail> {
     const suite = await this.readStore.collection<SuiteDocument>(SUITES).findOne({ _id: suiteDocumentId(organization, suiteId), organization });
     if (!suite) throw new NotFound(`Suite "${suiteId}" does not exist.`);
     const cases = await casesOfSuites(this.readStore, organization, [suite.suiteId]);
-    return suiteDetail(suite, cases.get(suite.suiteId)!);
+    return suiteDetail(suite, cases.get(suite.suiteId) ?? []);
   }
 }

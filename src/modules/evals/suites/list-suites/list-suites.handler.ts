@@ -31,6 +31,6 @@ export class ListSuitesHandler implements IQueryHandler<ListSuites, SuiteList> {
       .find({ organization, ...after }, { sort: sortOf(SUITE_ORDER), limit: limit + 1 });
     const page = pageOf(documents, limit, suiteCursor, (suite) => suite);
     const cases = await casesOfSuites(this.readStore, organization, page.items.map((suite) => suite.suiteId));
-    return { suites: page.items.map((suite) => suiteSummary(suite, cases.get(suite.suiteId)!)), next: page.next };
+    return { suites: page.items.map((suite) => suiteSummary(suite, cases.get(suite.suiteId) ?? [])), next: page.next };
   }
 }
