@@ -3,6 +3,7 @@ import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
+import type { ClassType } from './validation-metadata-cache';
 
 interface Check {
   metadata: ValidationMetadata;
@@ -49,7 +50,7 @@ const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
  * known to pass": an unknown property of a strict DTO, a failed constraint, or a DTO this does
  * not plan; the caller then runs validateSync, which gives the issues.
  */
-export function passesFlatValidation(instance: object, dto: Function, strict: boolean): boolean {
+export function passesFlatValidation(instance: object, dto: ClassType, strict: boolean): boolean {
   const plan = planOf(dto);
   if (!plan) return false;
   const fields = instance as Record<string, unknown>;
