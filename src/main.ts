@@ -114,8 +114,8 @@ export function closeOnSignals(server: RunningServer, logger: JsonLogger): void 
     logger.info('shutting down', { signal });
     server.close().then(
       () => process.exit(0),
-      (error: Error) => {
-        logger.error('shutdown failed', { error: error.message });
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
         process.exit(1);
       },
     );

@@ -100,7 +100,7 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
     id: row.id,
     type: row.type,
-    data: JSON.parse(row.data),
+    data: JSON.parse(row.data) as unknown,
     metadata: JSON.parse(row.metadata),
     streamName: row.stream,
     revision: row.revision,

@@ -185,7 +185,17 @@ export class MemoryCollection implements Collection {
     }
     if (narrowest === null) return this.state.documents.values();
     const order = this.state.sequence;
-    return narrowest.sort((a, b) => order.get(a)! - order.get(b)!).map((id) => this.state.documents.get(id)!);
+    const documentOf = (id: string): Document => {
+      const doc = this.state.documents.get(id);
+      if (doc === undefined) throw new Error(`memory read store: index names a missing document ${id}`);
+      return doc;
+    };
+    const sequenceOf = (id: string): number => {
+      const sequence = order.get(id);
+      if (sequence === undefined) throw new Error(`memory read store: document ${id} has no insertion sequence`);
+      return sequence;
+    };
+    return narrowest.sort((a, b) => sequenceOf(a) - sequenceOf(b)).map(documentOf);
   }
 
   private modify(current: Document, update: Update): UpdateResult {
