@@ -98,6 +98,7 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
     http: { requireHostHeader: false },
   });
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Nest declares its options as a class but only reads them as a plain object
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, keyRing, execution), adapter, {
     logger,
     bodyParser: false,

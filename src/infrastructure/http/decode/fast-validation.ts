@@ -31,7 +31,7 @@ const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
     let property = byName.get(metadata.propertyName);
     if (!property) byName.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
     if (metadata.type === ValidationTypes.WHITELIST) return true;
-    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) return property.conditions.push(metadata.constraints[0]) > 0;
+    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) return property.conditions.push(metadata.constraints[0] as (object: object, value: unknown) => boolean) > 0;
     if ((metadata.type !== ValidationTypes.CUSTOM_VALIDATION && metadata.type !== ValidationTypes.IS_DEFINED) || metadata.each) return false;
     const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
     if (constraints.some((constraint) => constraint.async)) return false;
@@ -57,6 +57,7 @@ export function passesFlatValidation(instance: object, dto: ClassType, strict: b
   for (const key of Object.keys(fields)) {
     if (plan.known.has(key)) continue;
     if (strict) return false;
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- strips a body key the class does not declare, in place, as class-validator's whitelist does
     delete fields[key];
   }
   for (const property of plan.properties) {

@@ -7,6 +7,7 @@ import { constraintsOf, perClassUntilMetadataChanges } from './validation-metada
 import type { ClassType } from './validation-metadata-cache';
 
 // class-transformer's registry of @Type, @Transform, @Expose and @Exclude; not in its index.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS file outside the package's typed entry points
 const transformMetadata = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformMetadataStorage }).defaultMetadataStorage;
 
 const propertiesOf = (dto: ClassType): Set<string> => new Set(constraintsOf(dto).map((metadata) => metadata.propertyName));
@@ -28,7 +29,8 @@ const isBuildable = perClassUntilMetadataChanges(
 const typesOf = perClassUntilMetadataChanges((dto) => {
   const types = new Map<string, TypeMetadata>();
   for (const property of propertiesOf(dto)) {
-    const type = transformMetadata.findTypeMetadata(dto, property);
+    // Typed as always found; it is undefined for a property without @Type.
+    const type = transformMetadata.findTypeMetadata(dto, property) as TypeMetadata | undefined;
     if (type) types.set(property, type);
   }
   return types;
@@ -67,7 +69,9 @@ function build(dto: ClassType, body: Record<string, unknown>, path: Path, issues
 
 function classOf(type: TypeMetadata, instance: object, body: object, property: string): ClassType | undefined {
   // class-transformer types these as Function/any; what they hold is the class named by @Type or reflected by TypeScript.
-  return (type.typeFunction ? type.typeFunction({ newObject: instance, object: body, property }) : type.reflectedType) as ClassType | undefined;
+  // Without @Type there is no typeFunction, only the reflected design type.
+  const typeFunction = type.typeFunction as TypeMetadata['typeFunction'] | undefined;
+  return (typeFunction ? type.typeFunction({ newObject: instance, object: body, property }) : type.reflectedType) as ClassType | undefined;
 }
 
 /** The classes class-transformer converts a scalar to (`@Type(() => Number)` turns "5" into 5). */

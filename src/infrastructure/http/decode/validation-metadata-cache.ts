@@ -33,6 +33,7 @@ export function memoizeValidationMetadata(): void {
   let grouped = new WeakMap<ValidationMetadata[], GroupedMetadata>();
 
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- typed string, but class-validator (and constraintsOf) pass undefined when there is no schema
     if (schema !== undefined || (groups !== undefined && groups.length > 0)) return lookUp(target, schema, always, strictGroups, groups);
     let answers = byClass.get(target);
     if (!answers) byClass.set(target, (answers = []));
