@@ -29,7 +29,7 @@ class UsageError extends Error {}
 /** A well-formed command that the state of the event log refuses; nothing was written. */
 class Refusal extends Error {}
 
-type Flags = Record<string, string>;
+type Flags = Partial<Record<string, string>>;
 
 /** Flags that take no value: present or absent. */
 const SWITCHES = new Set(['create-org']);
@@ -39,13 +39,13 @@ function parseFlags(args: string[]): Flags {
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     if (!arg.startsWith('--')) throw new UsageError(`Unexpected argument "${arg}".`);
-    const [name, inline] = arg.slice(2).split('=', 2);
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
     if (SWITCHES.has(name)) {
       if (inline !== undefined) throw new UsageError(`--${name} takes no value.`);
       flags[name] = 'true';
       continue;
     }
-    const value = inline ?? args[++index];
+    const value = inline ?? args.at(++index);
     if (value === undefined) throw new UsageError(`--${name} needs a value.`);
     flags[name] = value;
   }
@@ -151,7 +151,7 @@ async function rebuildProjections(): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command, subcommand, ...rest] = argv;
+  const [command, subcommand, ...rest] = argv as [string | undefined, string | undefined, ...string[]];
   if (command === 'serve') return serve();
   if (command === 'keys' && subcommand === 'create') return createKey(parseFlags(rest));
   if (command === 'keys' && subcommand === 'rotate-master') return rotateMaster(rest);
@@ -167,6 +167,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
   else if (error instanceof Refusal) process.stderr.write(`${error.message}\n`);
   else if (error instanceof ConfigError) process.stderr.write(`Configuration error: ${error.message}\n`);
-  else process.stderr.write(`assay failed: ${(error as Error).message ?? String(error)}\n`);
+  else process.stderr.write(`assay failed: ${(error as Partial<Error>).message ?? String(error)}\n`);
   process.exit(error instanceof UsageError ? 64 : 1);
 });

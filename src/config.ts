@@ -74,12 +74,17 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     readYourWritesTimeoutMs: integer(env, 'ASSAY_READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60000),
     logLevel: logLevel(env),
     execution: {
-      configPath: text(env, 'ASSAY_CONFIG') ? path.resolve(text(env, 'ASSAY_CONFIG')!) : null,
+      configPath: configPath(env),
       maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),
       outputCapBytes: integer(env, 'ASSAY_OUTPUT_CAP', 65536, 1024, 16 * 1024 * 1024),
       verifyTimeoutMs: integer(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300000, 1000, 3600000),
     },
   };
+}
+
+function configPath(env: Env): string | null {
+  const configured = text(env, 'ASSAY_CONFIG');
+  return configured === null ? null : path.resolve(configured);
 }
 
 function text(env: Env, name: string): string | null {

@@ -98,6 +98,7 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
     http: { requireHostHeader: false },
   });
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Nest declares its options as a class but only reads them as a plain object
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, keyRing, execution), adapter, {
     logger,
     bodyParser: false,
@@ -114,8 +115,8 @@ export function closeOnSignals(server: RunningServer, logger: JsonLogger): void 
     logger.info('shutting down', { signal });
     server.close().then(
       () => process.exit(0),
-      (error: Error) => {
-        logger.error('shutdown failed', { error: error.message });
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
         process.exit(1);
       },
     );

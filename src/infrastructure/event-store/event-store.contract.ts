@@ -113,6 +113,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
       subject.opened = await open();
     });
     afterEach(() => subject.closeSubscriptions());
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `opened` is unset when open() failed in beforeAll
     afterAll(() => subject.opened?.cleanup());
 
     appendSpecs(subject);

@@ -36,6 +36,7 @@ function drain(raw: IncomingMessage, boundBytes: number): void {
   };
   const giveUp = () => {
     stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- Node detaches (nulls) a request's socket once the connection is handed off or gone
     raw.socket?.destroy();
   };
   const onData = (chunk: Buffer | string) => {

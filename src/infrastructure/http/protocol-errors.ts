@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BadRequestException } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
@@ -28,7 +27,7 @@ function answerFor(error: ClientError): { status: number; reason: string; body: 
  */
 export function answerClientError(error: ClientError, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const { status, reason, body } = answerFor(error);
     const text = JSON.stringify(body);

@@ -44,9 +44,9 @@ export function holdAnswersUntilProjected(
         if (!reached) logger.warn('read models lag behind a write', { correlationId: request.correlationId, position, projected: projections.position });
         done(null, payload);
       },
-      (error: Error) => {
+      (error: unknown) => {
         // The write is stored; the answer says so even though the read models cannot show it.
-        logger.error('read models cannot reflect a write', { correlationId: request.correlationId, position, error: error.message });
+        logger.error('read models cannot reflect a write', { correlationId: request.correlationId, position, error: error instanceof Error ? error.message : String(error) });
         done(null, payload);
       },
     );

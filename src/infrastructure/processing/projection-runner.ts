@@ -137,7 +137,7 @@ export class ProjectionRunner {
     }
     this.checkpointTimer ??= setTimeout(() => {
       this.checkpointTimer = null;
-      this.writeCheckpoint().catch((error: Error) => this.logger.warn('checkpoint write failed', { error: error.message }));
+      this.writeCheckpoint().catch((error: unknown) => this.logger.warn('checkpoint write failed', { error: error instanceof Error ? error.message : String(error) }));
     }, CHECKPOINT_DELAY_MS);
   }
 

@@ -91,6 +91,12 @@ interface Context {
   runs(): Promise<Collection<Run>>;
 }
 
+/** `value`, failing the test clearly when it is null or undefined. */
+function present<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`expected ${what} to be present`);
+  return value;
+}
+
 export function readStoreContract(adapterName: string, open: () => Promise<OpenedReadStore>): void {
   describe(`ReadStore contract: ${adapterName}`, () => {
     const prefix = `rsc_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -157,7 +163,7 @@ function queries(ctx: Context): void {
 
   it('returns copies: mutating a result changes nothing stored', async () => {
     const runs = await ctx.runs();
-    const one = (await runs.findOne({ _id: 'r1' }))!;
+    const one = present(await runs.findOne({ _id: 'r1' }), 'run r1');
     one.owner.name = 'mutated';
     one.tags.push('mutated');
     const [first] = await runs.find({ _id: 'r2' });
@@ -253,8 +259,8 @@ function updates(ctx: Context): void {
     const tallies = ctx.store().collection(ctx.name('tallies'));
     const filter = { org: 'initech', 'owner.team': 'ops', status: { $eq: 'new' }, score: { $gt: 5 } };
     const inserted = await tallies.updateOne(filter, { $inc: { count: 1 } }, { upsert: true });
-    expect(inserted).toEqual(result(0, 0, expect.any(String)));
-    const id = inserted.upsertedId!;
+    expect(inserted).toEqual(result(0, 0, expect.any(String) as string));
+    const id = present(inserted.upsertedId, 'upsertedId');
     const seeded = { _id: id, org: 'initech', owner: { team: 'ops' }, status: 'new' };
     expect(await tallies.findOne({ _id: id })).toEqual({ ...seeded, count: 1 });
     const again = { org: 'initech', 'owner.team': 'ops' };

@@ -56,6 +56,13 @@ export function parseMasterKey(text: string, source: string): Buffer {
   return key;
 }
 
+/** The key file just written (by this process or a racing one), which must exist. */
+function readWrittenMasterKeyFile(file: string): Buffer {
+  const key = readMasterKeyFile(file);
+  if (key === null) throw new Error(`master key file ${file} disappeared right after it was written`);
+  return key;
+}
+
 export function readMasterKeyFile(file: string): Buffer | null {
   if (!fs.existsSync(file)) return null;
   return parseMasterKey(fs.readFileSync(file, 'utf8'), file);
@@ -81,13 +88,13 @@ export function withMasterKey(config: AssayConfig, logger: JsonLogger): AssayCon
       writeMasterKeyFile(file, generateMasterKey());
       logger.warn('generated a master key in the data directory: keep it, losing it makes every stored secret unreadable', {
         file,
-        masterKeyId: masterKeyId(readMasterKeyFile(file)!),
+        masterKeyId: masterKeyId(readWrittenMasterKeyFile(file)),
         hint: 'set ASSAY_MASTER_KEY (32 bytes, base64) to manage the key yourself',
       });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    key = readMasterKeyFile(file)!;
+    key = readWrittenMasterKeyFile(file);
   } else {
     warnIfReadableByOthers(file, logger);
   }

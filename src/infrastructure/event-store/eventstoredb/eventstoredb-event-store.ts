@@ -214,7 +214,7 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    const [newest] = await this.readAll({ direction: 'backwards', maxCount: 1 });
+    const newest = (await this.readAll({ direction: 'backwards', maxCount: 1 })).at(0);
     return newest?.position ?? -1;
   }
 
@@ -228,10 +228,11 @@ export class EventStoreDbEventStore implements EventStore {
     if (events.length > 0 && result.position) {
       return { nextExpectedRevision: Number(result.nextExpectedRevision), position: toPositionNumber(result.position) };
     }
-    const [last] =
+    const last = (
       events.length > 0
         ? await this.readStream(stream, { fromRevision: Number(result.nextExpectedRevision), maxCount: 1 })
-        : await this.readStream(stream, { direction: 'backwards', maxCount: 1 });
+        : await this.readStream(stream, { direction: 'backwards', maxCount: 1 })
+    ).at(0);
     return { nextExpectedRevision: last?.revision ?? -1, position: last?.position ?? -1 };
   }
 
@@ -303,6 +304,7 @@ class EventStoreDbAllSubscription implements AllSubscription {
       const pending = this.events.next();
       pending.catch(() => undefined); // once closed, nobody awaits it any more
       const received = await Promise.race([pending, this.closedSignal]);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may have run while this awaited
       if (this.closed || received.done) return DONE;
       const event = toDomainEvent(received.value);
       if (event && (this.lastDelivered === undefined || event.position > this.lastDelivered)) {

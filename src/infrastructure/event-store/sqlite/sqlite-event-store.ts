@@ -3,6 +3,7 @@ import {
   AllSubscription,
   AppendResult,
   EventStore,
+  EventMetadata,
   ExpectedRevision,
   IdempotencyViolation,
   NewEvent,
@@ -100,8 +101,8 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
     id: row.id,
     type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
     streamName: row.stream,
     revision: row.revision,
     position: row.position,

@@ -1,6 +1,7 @@
 import { ARRAY_MAX_SIZE, getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { DecodeIssue } from './decode-issues';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
+import type { ClassType } from './validation-metadata-cache';
 
 interface ArrayBound {
   max: number;
@@ -30,7 +31,7 @@ const boundsOf = perClassUntilMetadataChanges((dto) => {
  * (~20 µs apiece): 100,000 empty cases held the event loop for seconds before the bound was
  * even reported.
  */
-export function withinArrayBound(dto: Function, property: string, value: unknown, path: Array<string | number>, issues: DecodeIssue[]): unknown {
+export function withinArrayBound(dto: ClassType, property: string, value: unknown, path: Array<string | number>, issues: DecodeIssue[]): unknown {
   const bound = boundsOf(dto).get(property);
   if (!bound || !Array.isArray(value) || value.length <= bound.max) return value;
   issues.push({ _tag: 'Refinement', path: [...path, property], message: bound.message });

@@ -74,7 +74,7 @@ function issueFor(
   names: string[],
   constraints: Record<string, string>,
 ): DecodeIssue {
-  const tagged = names.find((name) => TAGGED_CONSTRAINTS[name]);
+  const tagged = names.find((name) => Object.hasOwn(TAGGED_CONSTRAINTS, name));
   if (tagged) return { _tag: TAGGED_CONSTRAINTS[tagged], path, message: constraints[tagged] };
   if (error.value === undefined) return { _tag: 'Missing', path, message: 'is missing' };
   const typeName = names.find((name) => TYPE_CONSTRAINTS.has(name));
@@ -93,6 +93,7 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
   if (typeof value === 'object') return 'an object';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects, arrays and null are described above; what is left are primitives
   return String(value);
 }
 

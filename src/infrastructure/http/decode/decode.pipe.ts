@@ -4,6 +4,7 @@ import { DecodeIssue, mergeIssues, summarizeIssues, toDecodeIssues } from './dec
 import { bodyShapeIssues } from './body-shape';
 import { passesFlatValidation } from './fast-validation';
 import { instantiate } from './instantiate';
+import type { ClassType } from './validation-metadata-cache';
 
 const STRICT = Symbol('forbidUnknownProperties');
 
@@ -17,9 +18,9 @@ export function ForbidUnknownProperties(): ClassDecorator {
   };
 }
 
-const strictness = new WeakMap<Function, boolean>();
+const strictness = new WeakMap<ClassType, boolean>();
 
-function isStrict(dto: Function): boolean {
+function isStrict(dto: ClassType): boolean {
   let strict = strictness.get(dto);
   if (strict === undefined) {
     strict = Reflect.getMetadata(STRICT, dto) === true;

@@ -3,6 +3,7 @@ import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
+import type { ClassType } from './validation-metadata-cache';
 
 interface Check {
   metadata: ValidationMetadata;
@@ -30,7 +31,7 @@ const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
     let property = byName.get(metadata.propertyName);
     if (!property) byName.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
     if (metadata.type === ValidationTypes.WHITELIST) return true;
-    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) return property.conditions.push(metadata.constraints[0]) > 0;
+    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) return property.conditions.push(metadata.constraints[0] as (object: object, value: unknown) => boolean) > 0;
     if ((metadata.type !== ValidationTypes.CUSTOM_VALIDATION && metadata.type !== ValidationTypes.IS_DEFINED) || metadata.each) return false;
     const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
     if (constraints.some((constraint) => constraint.async)) return false;
@@ -49,13 +50,14 @@ const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
  * known to pass": an unknown property of a strict DTO, a failed constraint, or a DTO this does
  * not plan; the caller then runs validateSync, which gives the issues.
  */
-export function passesFlatValidation(instance: object, dto: Function, strict: boolean): boolean {
+export function passesFlatValidation(instance: object, dto: ClassType, strict: boolean): boolean {
   const plan = planOf(dto);
   if (!plan) return false;
   const fields = instance as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (plan.known.has(key)) continue;
     if (strict) return false;
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- strips a body key the class does not declare, in place, as class-validator's whitelist does
     delete fields[key];
   }
   for (const property of plan.properties) {

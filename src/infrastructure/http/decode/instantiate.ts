@@ -4,11 +4,13 @@ import { withinArrayBound } from './array-bounds';
 import type { DecodeIssue } from './decode-issues';
 import { nestedShapeIssues } from './nested-shape';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
+import type { ClassType } from './validation-metadata-cache';
 
 // class-transformer's registry of @Type, @Transform, @Expose and @Exclude; not in its index.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS file outside the package's typed entry points
 const transformMetadata = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformMetadataStorage }).defaultMetadataStorage;
 
-const propertiesOf = (dto: Function): Set<string> => new Set(constraintsOf(dto).map((metadata) => metadata.propertyName));
+const propertiesOf = (dto: ClassType): Set<string> => new Set(constraintsOf(dto).map((metadata) => metadata.propertyName));
 
 /**
  * A DTO is built here when class-transformer would only copy it and build its `@Type` classes:
@@ -27,7 +29,8 @@ const isBuildable = perClassUntilMetadataChanges(
 const typesOf = perClassUntilMetadataChanges((dto) => {
   const types = new Map<string, TypeMetadata>();
   for (const property of propertiesOf(dto)) {
-    const type = transformMetadata.findTypeMetadata(dto, property);
+    // Typed as always found; it is undefined for a property without @Type.
+    const type = transformMetadata.findTypeMetadata(dto, property) as TypeMetadata | undefined;
     if (type) types.set(property, type);
   }
   return types;
@@ -51,7 +54,7 @@ export function instantiate<T extends object>(dto: new () => T, body: object, is
   return build(dto, body as Record<string, unknown>, [], issues) as T;
 }
 
-function build(dto: Function, body: Record<string, unknown>, path: Path, issues: DecodeIssue[]): object {
+function build(dto: ClassType, body: Record<string, unknown>, path: Path, issues: DecodeIssue[]): object {
   if (!isBuildable(dto)) return plainToInstance(dto as new () => object, body, { exposeDefaultValues: true });
   const instance = new (dto as new () => Record<string, unknown>)();
   const types = typesOf(dto);
@@ -64,14 +67,17 @@ function build(dto: Function, body: Record<string, unknown>, path: Path, issues:
   return instance;
 }
 
-function classOf(type: TypeMetadata, instance: object, body: object, property: string): Function | undefined {
-  return type.typeFunction ? type.typeFunction({ newObject: instance, object: body, property }) : type.reflectedType;
+function classOf(type: TypeMetadata, instance: object, body: object, property: string): ClassType | undefined {
+  // class-transformer types these as Function/any; what they hold is the class named by @Type or reflected by TypeScript.
+  // Without @Type there is no typeFunction, only the reflected design type.
+  const typeFunction = type.typeFunction as TypeMetadata['typeFunction'] | undefined;
+  return (typeFunction ? type.typeFunction({ newObject: instance, object: body, property }) : type.reflectedType) as ClassType | undefined;
 }
 
 /** The classes class-transformer converts a scalar to (`@Type(() => Number)` turns "5" into 5). */
-const SCALARS = new Set<Function>([String, Number, Boolean, Date, Buffer]);
+const SCALARS = new Set<ClassType>([String, Number, Boolean, Date, Buffer]);
 
-function convert(type: Function | undefined, value: unknown, path: Path, issues: DecodeIssue[]): unknown {
+function convert(type: ClassType | undefined, value: unknown, path: Path, issues: DecodeIssue[]): unknown {
   if (Array.isArray(value)) return value.map((element, index) => convert(type, element, [...path, index], issues));
   if (type && SCALARS.has(type)) return plainToInstance(type as new () => unknown, value);
   if (value === null || typeof value !== 'object' || !type || type === Object) return value;

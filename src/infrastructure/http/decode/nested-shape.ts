@@ -1,6 +1,7 @@
 import { ValidationTypes } from 'class-validator';
 import type { DecodeIssue } from './decode-issues';
 import { constraintsOf, perClassUntilMetadataChanges } from './validation-metadata-cache';
+import type { ClassType } from './validation-metadata-cache';
 
 type Condition = (object: object, value: unknown) => boolean;
 
@@ -31,7 +32,7 @@ const rulesOf = perClassUntilMetadataChanges((dto): NestedRule[] => {
  * that is missing is `Missing`; an array where one object, or one element, belongs is `Type`.
  * Other wrong values (null, a string) class-validator reports itself.
  */
-export function nestedShapeIssues(dto: Function, instance: Record<string, unknown>, path: Array<string | number>, issues: DecodeIssue[]): void {
+export function nestedShapeIssues(dto: ClassType, instance: Record<string, unknown>, path: Array<string | number>, issues: DecodeIssue[]): void {
   for (const rule of rulesOf(dto)) {
     const value = instance[rule.name];
     if (!rule.conditions.every((condition) => condition(instance, value))) continue;

@@ -1,4 +1,5 @@
 import { registerDecorator, ValidationArguments } from 'class-validator';
+import type { ClassType } from './validation-metadata-cache';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -58,8 +59,8 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
       validator: {
         validate: (value: unknown) => isPlainObject(value) && kinds.includes(value.kind as string),
         defaultMessage: (args?: ValidationArguments) => {
-          const value = args?.value;
-          const actual = isPlainObject(value) ? `an object with kind ${JSON.stringify(value.kind)}` : JSON.stringify(value) ?? 'undefined';
+          const value: unknown = args?.value;
+          const actual = isPlainObject(value) ? `an object with kind ${JSON.stringify(value.kind)}` : (JSON.stringify(value) as string | undefined) ?? 'undefined';
           return `Expected ${description}, actual ${actual}`;
         },
       },
@@ -72,8 +73,8 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
  * Only the members' own kinds count: `{"kind": "valueOf"}` (or toString, __proto__,
  * hasOwnProperty) must not reach Object.prototype and be built as a class (it was a 500).
  */
-export function unionMember(members: Record<string, Function>) {
-  return (options?: { object: Record<string, unknown>; property: string }): Function => {
+export function unionMember(members: Record<string, ClassType>) {
+  return (options?: { object: Record<string, unknown>; property: string }): ClassType => {
     const value = options?.object[options.property];
     const kind = isPlainObject(value) ? value.kind : undefined;
     return (typeof kind === 'string' && Object.hasOwn(members, kind) && members[kind]) || Object;

@@ -1,6 +1,9 @@
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
+/** A class constructor, as class-validator and class-transformer key their metadata. */
+export type ClassType = abstract new (...args: never[]) => unknown;
+
 type GroupedMetadata = Record<string, ValidationMetadata[]>;
 
 const INSTALLED = Symbol.for('assay.validationMetadataCache');
@@ -26,10 +29,11 @@ export function memoizeValidationMetadata(): void {
   const group = storage.groupByPropertyName.bind(storage);
   const addMetadata = storage.addValidationMetadata.bind(storage);
   /** Per class, by the `always` and `strictGroups` flags (the other arguments are absent). */
-  let byClass = new Map<Function, ValidationMetadata[][]>();
+  let byClass = new Map<object, ValidationMetadata[][]>();
   let grouped = new WeakMap<ValidationMetadata[], GroupedMetadata>();
 
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- typed string, but class-validator (and constraintsOf) pass undefined when there is no schema
     if (schema !== undefined || (groups !== undefined && groups.length > 0)) return lookUp(target, schema, always, strictGroups, groups);
     let answers = byClass.get(target);
     if (!answers) byClass.set(target, (answers = []));
@@ -53,7 +57,7 @@ export function memoizeValidationMetadata(): void {
 }
 
 /** A class's constraints as validateSync sees them without groups (memoized once installed). */
-export function constraintsOf(dto: Function): ValidationMetadata[] {
+export function constraintsOf(dto: ClassType): ValidationMetadata[] {
   return getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false);
 }
 
@@ -61,9 +65,9 @@ export function constraintsOf(dto: Function): ValidationMetadata[] {
  * `compute` kept per class until any validation metadata registers again. Installs the memo
  * above, which is what counts the registrations.
  */
-export function perClassUntilMetadataChanges<T>(compute: (dto: Function) => T): (dto: Function) => T {
+export function perClassUntilMetadataChanges<T>(compute: (dto: ClassType) => T): (dto: ClassType) => T {
   memoizeValidationMetadata();
-  const answers = new WeakMap<Function, { generation: number; answer: T }>();
+  const answers = new WeakMap<ClassType, { generation: number; answer: T }>();
   return (dto) => {
     const known = answers.get(dto);
     if (known && known.generation === generation) return known.answer;

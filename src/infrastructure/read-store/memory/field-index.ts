@@ -90,7 +90,9 @@ export class FieldIndex {
       const condition = filter[field];
       const wanted = isPlainEq(condition) ? (condition as { $eq: unknown }).$eq : condition;
       if (!isScalar(wanted)) return null;
-      keys.push(this.keyOf(wanted)!);
+      const key = this.keyOf(wanted);
+      if (key === null) return null;
+      keys.push(key);
     }
     if (!this.built) {
       this.built = true;

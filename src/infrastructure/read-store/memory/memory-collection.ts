@@ -107,12 +107,14 @@ export class MemoryCollection implements Collection {
   async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
     const current = this.first(filter);
     if (current) {
-      if (document._id !== undefined && document._id !== current._id) throw immutableId(this.name, current._id);
+      // A replacement may come without an _id (callers build it from JSON and partial shapes).
+      const givenId = document._id as string | undefined;
+      if (givenId !== undefined && givenId !== current._id) throw immutableId(this.name, current._id);
       return this.store(current, withId(deepCopy(document), current._id));
     }
     if (!options.upsert) return updated(0, 0);
     const seedId = upsertSeed(filter)._id;
-    const id = document._id ?? (typeof seedId === 'string' ? seedId : generatedId());
+    const id = (document._id as string | undefined) ?? (typeof seedId === 'string' ? seedId : generatedId());
     return this.insertUpserted(withId(deepCopy(document), id));
   }
 
@@ -122,7 +124,9 @@ export class MemoryCollection implements Collection {
     if (!options.upsert) return updated(0, 0);
     const seed = upsertSeed(filter) as Document;
     applyUpdate(seed, update, true);
-    const id: unknown = seed._id ?? generatedId();
+    // The seed holds only the filter's equality fields: its _id may be absent or not a string.
+    const seededId: unknown = seed._id;
+    const id = seededId ?? generatedId();
     if (typeof id !== 'string') throw new Error(`Upserted documents in "${this.name}" need a string _id.`);
     return this.insertUpserted(withId(seed, id));
   }
@@ -185,7 +189,17 @@ export class MemoryCollection implements Collection {
     }
     if (narrowest === null) return this.state.documents.values();
     const order = this.state.sequence;
-    return narrowest.sort((a, b) => order.get(a)! - order.get(b)!).map((id) => this.state.documents.get(id)!);
+    const documentOf = (id: string): Document => {
+      const doc = this.state.documents.get(id);
+      if (doc === undefined) throw new Error(`memory read store: index names a missing document ${id}`);
+      return doc;
+    };
+    const sequenceOf = (id: string): number => {
+      const sequence = order.get(id);
+      if (sequence === undefined) throw new Error(`memory read store: document ${id} has no insertion sequence`);
+      return sequence;
+    };
+    return narrowest.sort((a, b) => sequenceOf(a) - sequenceOf(b)).map(documentOf);
   }
 
   private modify(current: Document, update: Update): UpdateResult {

@@ -20,7 +20,7 @@ function isPlainObject(value: unknown): value is Plain {
  */
 export function deepCopy<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : deepCopy(item))) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => (item === undefined ? null : deepCopy(item))) as T;
   if (!isPlainObject(value)) return structuredClone(value);
   const copy: Plain = {};
   for (const key of Object.keys(value)) {

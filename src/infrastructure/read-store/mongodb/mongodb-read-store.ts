@@ -60,6 +60,7 @@ function toResult(result: DriverUpdateResult): UpdateResult {
   return {
     matchedCount: result.matchedCount,
     modifiedCount: result.modifiedCount,
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a string or an ObjectId, whose toString is its hex form
     upsertedId: id === null || id === undefined ? null : String(id),
   };
 }
@@ -72,6 +73,7 @@ async function guardDuplicates<R>(collection: string, id: string | undefined, wr
     const failure = error as { code?: unknown; keyValue?: Record<string, unknown>; message?: string };
     if (failure.code !== DUPLICATE_KEY_CODE) throw error;
     const key = failure.keyValue ?? {};
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the key's _id is a string or an ObjectId, whose toString is its hex form
     const duplicate = new DuplicateKey(collection, id ?? String(key._id ?? JSON.stringify(key)));
     // The driver's message names the index and key, which says more than a bare _id.
     if (failure.message) duplicate.message = failure.message;
@@ -109,7 +111,8 @@ class MongoCollection implements Collection {
   async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
     const upsert = options.upsert ?? false;
     const replacement: DriverDocument =
-      upsert && document._id === undefined && !namesId(filter) ? { ...document, _id: newStringId() } : document;
+      // A replacement may come without an _id although the type says otherwise.
+      upsert && (document._id as string | undefined) === undefined && !namesId(filter) ? { ...document, _id: newStringId() } : document;
     const result = await guardDuplicates(this.name, document._id, () =>
       this.collection.replaceOne(filter as DriverFilter<DriverDocument>, replacement, { upsert }),
     );
@@ -148,8 +151,10 @@ class MongoCollection implements Collection {
    * string one on insert keeps every read-model `_id` a string, as the port promises.
    */
   private withStringId(filter: Filter, update: Update): UpdateFilter<DriverDocument> {
-    const onInsert = update.$setOnInsert ?? {};
-    if (namesId(filter) || '_id' in onInsert || (update.$set !== undefined && '_id' in update.$set)) {
+    // An update names only the operators it uses.
+    const onInsert = (update.$setOnInsert as Record<string, unknown> | undefined) ?? {};
+    const set = update.$set as Record<string, unknown> | undefined;
+    if (namesId(filter) || '_id' in onInsert || (set !== undefined && '_id' in set)) {
       return update;
     }
     return { ...update, $setOnInsert: { ...onInsert, _id: newStringId() } };
