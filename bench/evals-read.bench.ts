@@ -45,11 +45,25 @@ const KEY = 'assay_bench_evals_read_key_0123456789abcdef';
 const metadata = { organization: ORG, actor: 'bench', correlationId: 'bench-seed', causationId: 'bench-seed' };
 
 const evalCase = (id: string): EvalCase => ({
-  id, name: id, cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null,
-  tags: ['bench'], variables: { task: id }, validator: null, verify: 'test -f out.txt',
+  id,
+  name: id,
+  cache: null,
+  maxTurns: null,
+  timeoutMs: null,
+  user: null,
+  prepare: null,
+  source: null,
+  tags: ['bench'],
+  variables: { task: id },
+  validator: null,
+  verify: 'test -f out.txt',
 });
 const variant = (index: number): VariantDefinition => ({
-  harness: 'command', model: 'none', profile: { run: `echo variant ${index} > out.txt` }, sandbox: null, credentials: null,
+  harness: 'command',
+  model: 'none',
+  profile: { run: `echo variant ${index} > out.txt` },
+  sandbox: null,
+  credentials: null,
 });
 
 /**
@@ -66,9 +80,32 @@ function trialEvents(ref: Record<string, string>, ordinal: number, commands: num
   const costs = trialCosts({ harness: 'command', model: 'none', sandbox: null, usage: null, hasSimulatedUser: false });
   const recorded = Array.from({ length: commands }, (_, step) => ({
     type: 'TrialCommandRecorded',
-    data: { ...ref, entry: { _tag: 'command', command: `step ${step}`, exitCode: 0, startedAtMillis: startedAtMillis + step, finishedAtMillis: startedAtMillis + step + 1, output: `output of step ${step}: ${'.'.repeat(100)}\n`, outputTruncated: false } },
+    data: {
+      ...ref,
+      entry: {
+        _tag: 'command',
+        command: `step ${step}`,
+        exitCode: 0,
+        startedAtMillis: startedAtMillis + step,
+        finishedAtMillis: startedAtMillis + step + 1,
+        output: `output of step ${step}: ${'.'.repeat(100)}\n`,
+        outputTruncated: false,
+      },
+    },
   }));
-  const result = { finishedAt: at(900), exitCode: 0, timed: false, modelMs: 0, sandboxMs: 800, sandboxId: null, filesChanged: ['out.txt'], artifacts: [], usage: null, costs, harnessVersion: 'command' };
+  const result = {
+    finishedAt: at(900),
+    exitCode: 0,
+    timed: false,
+    modelMs: 0,
+    sandboxMs: 800,
+    sandboxId: null,
+    filesChanged: ['out.txt'],
+    artifacts: [],
+    usage: null,
+    costs,
+    harnessVersion: 'command',
+  };
   return [
     { type: 'TrialQueued', data: { ...ref, ordinal, queuedAt: at(0) } },
     { type: 'TrialStarted', data: { ...ref, startedAt: at(10) } },
@@ -87,8 +124,17 @@ function batchStreams(index: number, startedAtMillis: number): Array<[string, Ar
   const plan = { suite, cases, variants: Array.from({ length: shape.variants }, (_, n) => variant(n)), trials: shape.trials };
   const planned = planBatch(plan, ORG, now);
   const started: BatchStarted['data'] = {
-    batchId: planned.batchId, organization: ORG, startedAt: now.toISOString(), trigger: { source: 'api', url: null },
-    checksIn: false, trials: shape.trials, suite, cases: plan.cases, runs: planned.runs, author: 'bench', idempotencyKey: null,
+    batchId: planned.batchId,
+    organization: ORG,
+    startedAt: now.toISOString(),
+    trigger: { source: 'api', url: null },
+    checksIn: false,
+    trials: shape.trials,
+    suite,
+    cases: plan.cases,
+    runs: planned.runs,
+    author: 'bench',
+    idempotencyKey: null,
   };
   const streams: Array<[string, Array<{ type: string; data: unknown }>]> = [[`batch-${planned.batchId}`, [{ type: 'BatchStarted', data: started }]]];
   for (const run of planned.runs) {
@@ -100,9 +146,20 @@ function batchStreams(index: number, startedAtMillis: number): Array<[string, Ar
     const costs = trialCosts({ harness: 'command', model: 'none', sandbox: null, usage: null, hasSimulatedUser: false });
     const runCosts = sumCosts(run.trialIds.map(() => costs));
     const finishedAt = new Date(startedAtMillis + 950).toISOString();
-    streams.push([`run-${run.runId}`, [{ type: 'RunFinished', data: { runId: run.runId, batchId: planned.batchId, organization: ORG, status: 'finished', failure: null, distribution, costs: runCosts, finishedAt } }]]);
+    streams.push([
+      `run-${run.runId}`,
+      [
+        {
+          type: 'RunFinished',
+          data: { runId: run.runId, batchId: planned.batchId, organization: ORG, status: 'finished', failure: null, distribution, costs: runCosts, finishedAt },
+        },
+      ],
+    ]);
   }
-  streams[0][1].push({ type: 'BatchFinished', data: { batchId: planned.batchId, organization: ORG, finishedAt: new Date(startedAtMillis + 1000).toISOString() } });
+  streams[0][1].push({
+    type: 'BatchFinished',
+    data: { batchId: planned.batchId, organization: ORG, finishedAt: new Date(startedAtMillis + 1000).toISOString() },
+  });
   return streams;
 }
 
@@ -150,7 +207,11 @@ async function bareServer(readStore: ReadStore): Promise<{ url: string; close():
 }
 
 async function post(url: string, operation: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const response = await fetch(`${url}/v1/${operation}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/v1/${operation}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (response.status !== 200) throw new Error(`${operation} answered ${response.status}: ${await response.text()}`);
   return response.json();
 }
@@ -159,7 +220,7 @@ async function post(url: string, operation: string, body: unknown, headers: Reco
 async function listBodies(url: string, auth: Record<string, string>): Promise<{ pages: unknown[]; ids: string[] }> {
   const pages: unknown[] = [{}];
   const ids: string[] = [];
-  for (let body: Record<string, unknown> = {}; ; ) {
+  for (let body: Record<string, unknown> = {}; ;) {
     const page = await post(url, 'evals.batches.list', body, auth);
     ids.push(...page.batches.map((batch: { id: string }) => batch.id));
     if (!page.next) return { pages, ids };
@@ -172,7 +233,15 @@ async function listBodies(url: string, auth: Record<string, string>): Promise<{ 
  * Warms both sides up, then measures them in alternating slices (bare, service, bare, ...), so
  * that drift in the process (heap growth, JIT, other load on the machine) weighs on both alike.
  */
-async function compare(label: string, operation: string, service: string, bare: string, bodies: unknown[], auth: Record<string, string>, progress: Progress): Promise<Row[]> {
+async function compare(
+  label: string,
+  operation: string,
+  service: string,
+  bare: string,
+  bodies: unknown[],
+  auth: Record<string, string>,
+  progress: Progress,
+): Promise<Row[]> {
   const sample = bodies[bodies.length >> 1];
   if (!isDeepStrictEqual(await post(service, operation, sample, auth), await post(bare, operation, sample))) {
     throw new Error(`The bare route's ${operation} answers another document than the service's.`);
@@ -202,7 +271,13 @@ async function compare(label: string, operation: string, service: string, bare: 
   return [
     { benchmark: label, measure: 'requests/s', value: rate(measured), baseline: rate(baseline), target: { kind: 'ratio-at-least', ratio: 0.8 } },
     { benchmark: label, measure: 'p50 ms', value: p50(measured.latencies), baseline: p50(baseline.latencies) },
-    { benchmark: label, measure: 'p99 ms', value: p99(measured.latencies), baseline: bareP99, target: { kind: 'at-most', value: 1.3 * bareP99, unit: 'ms (1.3x bare)' } },
+    {
+      benchmark: label,
+      measure: 'p99 ms',
+      value: p99(measured.latencies),
+      baseline: bareP99,
+      target: { kind: 'at-most', value: 1.3 * bareP99, unit: 'ms (1.3x bare)' },
+    },
   ];
 }
 
@@ -227,7 +302,15 @@ export const evalsReadSuite: Suite = {
       const gets = ids.map((id) => ({ id }));
       return [
         ...(await compare('evals.batches.get', 'evals.batches.get', server.url, bare.url, gets, auth, progress)),
-        ...(await compare('evals.batches.get 1-trial', 'evals.batches.get', server.url, bare.url, smallest.map((id) => ({ id })), auth, progress)),
+        ...(await compare(
+          'evals.batches.get 1-trial',
+          'evals.batches.get',
+          server.url,
+          bare.url,
+          smallest.map((id) => ({ id })),
+          auth,
+          progress,
+        )),
         ...(await compare('evals.batches.list', 'evals.batches.list', server.url, bare.url, pages, auth, progress)),
       ];
     } finally {

@@ -16,7 +16,15 @@ async function serve(parallel: number): Promise<RunningServer> {
   // Hosts without bubblewrap measure the process driver, which needs the operator's consent.
   const config = path.join(dataDir, 'bench-config.yaml');
   fs.writeFileSync(config, 'allowUnsandboxed: true\n');
-  const env = { HOST: '127.0.0.1', PORT: '0', ASSAY_DATA_DIR: dataDir, ASSAY_CONFIG: config, ASSAY_INIT_ORG: 'bench', ASSAY_INIT_API_KEY: KEY, ASSAY_MAX_PARALLEL_TRIALS: String(parallel) };
+  const env = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ASSAY_DATA_DIR: dataDir,
+    ASSAY_CONFIG: config,
+    ASSAY_INIT_ORG: 'bench',
+    ASSAY_INIT_API_KEY: KEY,
+    ASSAY_MAX_PARALLEL_TRIALS: String(parallel),
+  };
   return startServer(loadConfig(env), new JsonLogger('silent'));
 }
 
@@ -85,9 +93,23 @@ async function overheadRows(progress: Progress, driver: string): Promise<Row[]> 
     }
     const bareP50 = percentile(bare, 50);
     return [
-      { benchmark: `trial overhead, \`true\` (${driver})`, measure: 'p50 ms above commands', value: percentile(overhead, 50), baseline: bareP50, target: { kind: 'at-most', value: 25, unit: 'ms' } },
+      {
+        benchmark: `trial overhead, \`true\` (${driver})`,
+        measure: 'p50 ms above commands',
+        value: percentile(overhead, 50),
+        baseline: bareP50,
+        target: { kind: 'at-most', value: 25, unit: 'ms' },
+      },
       { benchmark: `trial overhead, \`true\` (${driver})`, measure: 'p99 ms above commands', value: percentile(overhead, 99), baseline: percentile(bare, 99) },
-      { benchmark: `trial wall, \`true\` (${driver})`, measure: 'p50 ms (2 commands)', value: percentile(timings.map((t) => t.wallMs), 50), baseline: 2 * bareP50 },
+      {
+        benchmark: `trial wall, \`true\` (${driver})`,
+        measure: 'p50 ms (2 commands)',
+        value: percentile(
+          timings.map((t) => t.wallMs),
+          50,
+        ),
+        baseline: 2 * bareP50,
+      },
     ];
   } finally {
     await server.close();
@@ -105,7 +127,12 @@ async function efficiencyRows(progress: Progress): Promise<Row[]> {
     const span = Math.max(...timings.map((t) => t.finishedAt)) - Math.min(...timings.map((t) => t.startedAt));
     const idealMs = Math.ceil(64 / 32) * 2000;
     return [
-      { benchmark: '64 × `sleep 2` at parallelism 32', measure: 'efficiency (ideal / trials span)', value: idealMs / span, target: { kind: 'at-least', value: 0.9, unit: '' } },
+      {
+        benchmark: '64 × `sleep 2` at parallelism 32',
+        measure: 'efficiency (ideal / trials span)',
+        value: idealMs / span,
+        target: { kind: 'at-least', value: 0.9, unit: '' },
+      },
       { benchmark: '64 × `sleep 2` at parallelism 32', measure: 'trials span ms', value: span, baseline: idealMs },
       { benchmark: '64 × `sleep 2` at parallelism 32', measure: 'start → batch read finished ms', value: batchWallMs, baseline: idealMs },
     ];
@@ -116,7 +143,8 @@ async function efficiencyRows(progress: Progress): Promise<Row[]> {
 
 export const orchestrationSuite: Suite = {
   name: 'orchestration',
-  description: 'Trials through the whole saga (HTTP start, events, sandbox, verify) against a bare spawn in the same sandbox driver, and parallel efficiency against the ideal time.',
+  description:
+    'Trials through the whole saga (HTTP start, events, sandbox, verify) against a bare spawn in the same sandbox driver, and parallel efficiency against the ideal time.',
   async run(progress) {
     const driver = (await detectDefaultSandbox()).driver;
     return [...(await overheadRows(progress, driver)), ...(await efficiencyRows(progress))];

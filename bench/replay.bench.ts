@@ -50,11 +50,7 @@ function iterateRaw(writer: RawLogWriter): number {
  * resolves once the head is reached. With no projections it measures the runner alone (the
  * subscription and the per-event checkpoint), which tells its cost from the projections'.
  */
-async function replay(
-  store: EventStore,
-  projections: readonly Projection[],
-  progress: Progress,
-): Promise<{ readStore: MemoryReadStore; position: number }> {
+async function replay(store: EventStore, projections: readonly Projection[], progress: Progress): Promise<{ readStore: MemoryReadStore; position: number }> {
   const readStore = new MemoryReadStore();
   // The full replay's own lines (every 50,000 events, then when caught up) are its progress.
   const logger = new JsonLogger(projections.length > 0 ? 'info' : 'warn', (line) => progress.log(`runner: ${line}`));

@@ -6,10 +6,4 @@ import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
 import type { Suite } from './support/suite';
 
-export const suites: readonly Suite[] = [
-  appendsSuite,
-  replaySuite,
-  lagSuite,
-  orchestrationSuite,
-  evalsReadSuite,
-];
+export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, evalsReadSuite];

@@ -43,7 +43,8 @@ export class AppModule {
         { provide: APP_FILTER, useValue: new AllExceptionsFilter(runtime.logger) },
         {
           provide: APP_GUARD,
-          useFactory: (reflector: Reflector) => new AuthGuard(reflector, new ApiKeyAuthenticator(runtime.readStore, () => runtime.projections.generation(apiKeyProjection.name)), oauth),
+          useFactory: (reflector: Reflector) =>
+            new AuthGuard(reflector, new ApiKeyAuthenticator(runtime.readStore, () => runtime.projections.generation(apiKeyProjection.name)), oauth),
           inject: [Reflector],
         },
       ],

@@ -64,7 +64,10 @@ async function createKey(flags: Flags): Promise<void> {
   if (!organization || !isOrganizationId(organization)) {
     throw new UsageError('--org is required: lower-case letters, digits, "-" and "_".');
   }
-  const permissions = (flags.permissions ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  const permissions = (flags.permissions ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const unknown = permissions.filter((p) => !isPermission(p));
   if (permissions.length === 0 || unknown.length > 0) {
     throw new UsageError(`--permissions must list known permissions${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`);
@@ -100,9 +103,7 @@ async function requireOrganization(eventStore: EventStore, organization: string,
     return;
   }
   if (!(await organizationExists(eventStore, organization))) {
-    throw new Refusal(
-      `Organization "${organization}" does not exist; no key was issued. Check the name, or pass --create-org to create it.`,
-    );
+    throw new Refusal(`Organization "${organization}" does not exist; no key was issued. Check the name, or pass --create-org to create it.`);
   }
 }
 
@@ -122,8 +123,14 @@ async function rotateMaster(args: string[]): Promise<void> {
   });
   try {
     const report = await rotateMasterKey(config, process.env, eventStore);
-    process.stdout.write(`Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`);
-    process.stdout.write(report.keySource === 'file' ? 'The key file now holds the new master key.\n' : 'Set ASSAY_MASTER_KEY to the value of ASSAY_NEW_MASTER_KEY, then start the servers.\n');
+    process.stdout.write(
+      `Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`,
+    );
+    process.stdout.write(
+      report.keySource === 'file'
+        ? 'The key file now holds the new master key.\n'
+        : 'Set ASSAY_MASTER_KEY to the value of ASSAY_NEW_MASTER_KEY, then start the servers.\n',
+    );
   } finally {
     await eventStore.close();
     lock?.release();

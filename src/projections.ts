@@ -12,4 +12,13 @@ import { promptProjections } from '#modules/prompts/prompt.projections';
  * Every projection of the service: what the runner feeds, and what a rebuild replays. In this
  * order: the case projection reads run documents, so it comes after the run projection.
  */
-export const allProjections: readonly Projection[] = [apiKeyProjection, batchProjection, runProjection, caseProjection, suiteProjection, ...promptProjections, connectionProjection, environmentProjection];
+export const allProjections: readonly Projection[] = [
+  apiKeyProjection,
+  batchProjection,
+  runProjection,
+  caseProjection,
+  suiteProjection,
+  ...promptProjections,
+  connectionProjection,
+  environmentProjection,
+];

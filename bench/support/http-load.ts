@@ -102,4 +102,3 @@ export function merge(results: LoadResult[]): LoadResult {
     requests: results.reduce((sum, result) => sum + result.requests, 0),
   };
 }
-

@@ -38,10 +38,7 @@ export async function adapterLayout(file: string): Promise<AdapterLayout> {
   await SqliteEventStore.open(file).close();
   const db = new Database(file, { readonly: true });
   try {
-    const schema = db
-      .prepare<[], string>("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' ORDER BY rowid")
-      .pluck()
-      .all();
+    const schema = db.prepare<[], string>("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' ORDER BY rowid").pluck().all();
     if (!schema.some((sql) => /CREATE TABLE\s+"?events"?/i.test(sql))) throw new Error(`No events table in ${file}.`);
     return { schema, journalMode: String(db.pragma('journal_mode', { simple: true })) };
   } finally {
@@ -83,13 +80,23 @@ export class RawLogWriter {
   /** Many batches in one transaction: for seeding a log fast, not for measuring. */
   bulkLoad(entries: Iterable<{ stream: string; revision: number; event: NewEvent; createdAt: string }>): number {
     let count = 0;
-    this.db.transaction(() => {
-      for (const entry of entries) {
-        const { event } = entry;
-        this.insert.run(event.id, entry.stream, entry.revision, event.type, JSON.stringify(event.data ?? null), JSON.stringify(event.metadata), entry.createdAt);
-        count += 1;
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const entry of entries) {
+          const { event } = entry;
+          this.insert.run(
+            event.id,
+            entry.stream,
+            entry.revision,
+            event.type,
+            JSON.stringify(event.data ?? null),
+            JSON.stringify(event.metadata),
+            entry.createdAt,
+          );
+          count += 1;
+        }
+      })
+      .immediate();
     return count;
   }
 

@@ -5,9 +5,7 @@
 
 /** What a row's value is held to. A ratio target compares value / baseline. */
 export type Target =
-  | { kind: 'ratio-at-least'; ratio: number }
-  | { kind: 'at-least'; value: number; unit: string }
-  | { kind: 'at-most'; value: number; unit: string };
+  { kind: 'ratio-at-least'; ratio: number } | { kind: 'at-least'; value: number; unit: string } | { kind: 'at-most'; value: number; unit: string };
 
 export interface Row {
   benchmark: string;

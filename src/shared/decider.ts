@@ -10,9 +10,6 @@ export interface Decider<Command, State, Event> {
 }
 
 /** Folds a stream's events into the decider's state. */
-export function foldEvents<State, Event>(
-  decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>,
-  events: Event[],
-): State {
+export function foldEvents<State, Event>(decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>, events: Event[]): State {
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState);
 }

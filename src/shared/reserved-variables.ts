@@ -7,14 +7,37 @@
  */
 export const RESERVED_VARIABLE_NAMES: readonly string[] = [
   // What the service sets for every trial, and what finds programs.
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'PWD', 'OLDPWD', 'TMPDIR',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'PWD',
+  'OLDPWD',
+  'TMPDIR',
   // Read by every shell it starts: code run before the trial's own command, or its parsing.
-  'IFS', 'ENV', 'BASH_ENV', 'CDPATH', 'PS4', 'SHELLOPTS', 'BASHOPTS', 'GLOBIGNORE',
+  'IFS',
+  'ENV',
+  'BASH_ENV',
+  'CDPATH',
+  'PS4',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'GLOBIGNORE',
   // Code run by every node program (a harness, an install).
   'NODE_OPTIONS',
   // glibc's unsecure variables: files the C library loads or trusts when a program starts.
-  'GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'NIS_PATH',
-  'NLSPATH', 'RESOLV_HOST_CONF', 'RES_OPTIONS', 'TZDIR',
+  'GCONV_PATH',
+  'GETCONF_DIR',
+  'GLIBC_TUNABLES',
+  'HOSTALIASES',
+  'LOCALDOMAIN',
+  'LOCPATH',
+  'NIS_PATH',
+  'NLSPATH',
+  'RESOLV_HOST_CONF',
+  'RES_OPTIONS',
+  'TZDIR',
 ];
 
 /** Every name under these prefixes is reserved: the service's own, the dynamic linker's, glibc's allocator's, bash's exported functions. */
@@ -25,9 +48,7 @@ export function isReservedVariable(name: string): boolean {
 }
 
 /** Matches only names that are not reserved (for pattern-based validators). */
-export const UNRESERVED_VARIABLE_PATTERN = new RegExp(
-  `^(?!(?:${RESERVED_VARIABLE_NAMES.join('|')})$)(?!(?:${RESERVED_VARIABLE_PREFIXES.join('|')}))`,
-);
+export const UNRESERVED_VARIABLE_PATTERN = new RegExp(`^(?!(?:${RESERVED_VARIABLE_NAMES.join('|')})$)(?!(?:${RESERVED_VARIABLE_PREFIXES.join('|')}))`);
 
 /** The refusal, naming the variable: the same words wherever a reserved name is refused. */
 export function reservedVariableMessage(name: string): string {

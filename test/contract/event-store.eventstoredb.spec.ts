@@ -14,7 +14,9 @@ if (url) {
   });
 } else {
   describe('EventStore contract: EventStoreDB', () => {
-    process.stderr.write('EventStoreDB contract skipped: EVENTSTORE_URL is not set (e.g. esdb://localhost:2113?tls=false with docker compose -f docker-compose.yml -f docker-compose.contract.yml up -d eventstore).\n');
+    process.stderr.write(
+      'EventStoreDB contract skipped: EVENTSTORE_URL is not set (e.g. esdb://localhost:2113?tls=false with docker compose -f docker-compose.yml -f docker-compose.contract.yml up -d eventstore).\n',
+    );
     it.skip('needs a running EventStoreDB (set EVENTSTORE_URL)', () => undefined);
   });
 }

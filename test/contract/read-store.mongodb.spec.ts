@@ -19,7 +19,9 @@ if (url) {
   });
 } else {
   describe('ReadStore contract: mongodb', () => {
-    process.stderr.write('MongoDB contract skipped: MONGODB_URL is not set (e.g. mongodb://USER:PASSWORD@localhost:27017/assay_test?authSource=admin, the user of .env, with docker compose -f docker-compose.yml -f docker-compose.contract.yml up -d mongodb).\n');
+    process.stderr.write(
+      'MongoDB contract skipped: MONGODB_URL is not set (e.g. mongodb://USER:PASSWORD@localhost:27017/assay_test?authSource=admin, the user of .env, with docker compose -f docker-compose.yml -f docker-compose.contract.yml up -d mongodb).\n',
+    );
     it.skip('needs MONGODB_URL', () => undefined);
   });
 }

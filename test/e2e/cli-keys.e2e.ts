@@ -75,7 +75,9 @@ describe('assay keys create and organizations', () => {
     expect(first.code).toBe(0);
     const again = await cli('keys', 'create', '--org', 'beta', '--permissions', 'prompts:read', '--create-org');
     expect(again.code).toBe(0);
-    const created = events().filter((event) => event.type === 'OrganizationCreated').map((event) => event.stream);
+    const created = events()
+      .filter((event) => event.type === 'OrganizationCreated')
+      .map((event) => event.stream);
     expect(created.sort()).toEqual(['organization-acme', 'organization-beta']);
 
     const client = server!.client.withKey(first.stdout.trim().split('\n').pop()!);

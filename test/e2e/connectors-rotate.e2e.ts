@@ -42,7 +42,12 @@ async function openValues(dataDir: string, masterKey: Buffer, connectionId: stri
 async function storeSecrets(env: Record<string, string>): Promise<{ connectionId: string }> {
   const server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ...env });
   try {
-    const added = await server.client.call('connectors.add', { integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'h', values: { apiKey: API_KEY } });
+    const added = await server.client.call('connectors.add', {
+      integrationId: 'harness_kind_1',
+      authMethodId: 'api-key',
+      name: 'h',
+      values: { apiKey: API_KEY },
+    });
     expect(added.status).toBe(200);
     expect((await server.client.call('environment.set', { variables: [{ name: 'TOKEN', value: TOKEN }] })).status).toBe(200);
     return { connectionId: added.body.id };
@@ -89,7 +94,13 @@ describe('assay keys rotate-master', () => {
     const server = await startInProcess({ ASSAY_DATA_DIR: dataDir, ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
     try {
       expect((await server.client.call('environment.set', { variables: [{ name: 'AFTER', value: 'after-rotation' }] })).status).toBe(200);
-      const env = await createTrialSecrets(server.runtime).resolve('acme', { harness: 'command', model: 'm', profile: null, sandbox: null, credentials: { harnessConnectionId: connectionId } });
+      const env = await createTrialSecrets(server.runtime).resolve('acme', {
+        harness: 'command',
+        model: 'm',
+        profile: null,
+        sandbox: null,
+        credentials: { harnessConnectionId: connectionId },
+      });
       expect(env.env).toEqual({ TOKEN, AFTER: 'after-rotation', ASSAY_HARNESS_API_KEY: API_KEY });
     } finally {
       await server.close();

@@ -102,7 +102,9 @@ describe('secrets: given to trials, found nowhere else', () => {
       ASSAY_SANDBOX_TOKEN: SECRETS.sandboxToken,
       ASSAY_SANDBOX_REGION: SECRETS.sandboxRegion,
     });
-    expect([...resolved.secrets].sort()).toEqual([SECRETS.variable, SECRETS.shortVariable, 'replacement-value-000000', SECRETS.harnessKey, SECRETS.sandboxToken].sort());
+    expect([...resolved.secrets].sort()).toEqual(
+      [SECRETS.variable, SECRETS.shortVariable, 'replacement-value-000000', SECRETS.harnessKey, SECRETS.sandboxToken].sort(),
+    );
     expect(resolved.connectionIds).toEqual([ids.harness, ids.sandbox]);
     expect(resolved.variableNames!.sort()).toEqual(['PLAIN_SETTING', 'REPLACED', 'SECRET_TOKEN', 'SHORT_SECRET']);
   });
@@ -117,7 +119,7 @@ describe('secrets: given to trials, found nowhere else', () => {
     expect(Object.keys(none.env).filter((name) => name.startsWith('ASSAY_'))).toEqual([]);
   });
 
-  it('refuses a named connection that was removed, does not exist, or is another organization\'s', async () => {
+  it("refuses a named connection that was removed, does not exist, or is another organization's", async () => {
     await expect(secrets.resolve('acme', variant({ credentials: { harnessConnectionId: ids.removed } }))).rejects.toThrow(TrialCredentialsUnavailable);
     await expect(secrets.resolve('acme', variant({ credentials: { sandboxConnectionId: 'con_nope' } }))).rejects.toThrow(TrialCredentialsUnavailable);
     await keyFor(server, 'globex', ['connectors:read']);
@@ -189,7 +191,8 @@ describe('secrets: given to trials, found nowhere else', () => {
     expect(files).toContain(path.join(server.dataDir, EVENT_LOG_FILE));
     for (const file of files) {
       const bytes = fs.readFileSync(file);
-      for (const value of values) for (const encoded of encodings(value)) expect({ file, value, found: bytes.includes(encoded) }).toEqual({ file, value, found: false });
+      for (const value of values)
+        for (const encoded of encodings(value)) expect({ file, value, found: bytes.includes(encoded) }).toEqual({ file, value, found: false });
     }
     expect(filesUnder(path.join(server.dataDir, 'artifacts')).every((file) => files.includes(file))).toBe(true);
     // The control: the scan does see what is stored (a plain value's preview is in its event).

@@ -45,7 +45,12 @@ describe('trials get variables and connector values, and captures show [redacted
       ],
     });
     expect(set.status).toBe(200);
-    const connection = await api.call('connectors.add', { integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'trial key', values: { apiKey: API_KEY } });
+    const connection = await api.call('connectors.add', {
+      integrationId: 'harness_kind_1',
+      authMethodId: 'api-key',
+      name: 'trial key',
+      values: { apiKey: API_KEY },
+    });
     expect(connection.status).toBe(200);
 
     const verify = [
@@ -87,13 +92,26 @@ describe('trials get variables and connector values, and captures show [redacted
   });
 
   it('marks a connection invalid when a trial using it fails to authenticate, and records its use', async () => {
-    const connection = await api.call('connectors.add', { integrationId: 'harness_kind_3', authMethodId: 'api-key', name: 'stale key', values: { apiKey: 'sk-stale-0000-1111-2222' }, isDefault: true });
+    const connection = await api.call('connectors.add', {
+      integrationId: 'harness_kind_3',
+      authMethodId: 'api-key',
+      name: 'stale key',
+      values: { apiKey: 'sk-stale-0000-1111-2222' },
+      isDefault: true,
+    });
     expect(connection.status).toBe(200);
     expect(connection.body).toMatchObject({ status: 'active', lastUsedAt: null });
-    const started = await api.call('evals.batches.start', startBody({ variants: [{ harness: 'harness_kind_3', model: 'm' }], cases: [{ id: 'auth', variables: { word: 'x' }, verify: 'true' }] }));
+    const started = await api.call(
+      'evals.batches.start',
+      startBody({ variants: [{ harness: 'harness_kind_3', model: 'm' }], cases: [{ id: 'auth', variables: { word: 'x' }, verify: 'true' }] }),
+    );
     const batch = await waitForBatch(api, started.body.id);
     const trial = batch.runs[0].trials[0];
-    expect(trial).toMatchObject({ status: 'void', voidFields: ['credentials'], failure: 'harness_kind_3 could not authenticate: check the credentials of its connector' });
+    expect(trial).toMatchObject({
+      status: 'void',
+      voidFields: ['credentials'],
+      failure: 'harness_kind_3 could not authenticate: check the credentials of its connector',
+    });
     expect(trial.trajectory.map((entry: { output: string }) => entry.output).join('')).toContain('(key [redacted])');
     const listed = (await api.call('connectors.list')).body.find((c: { id: string }) => c.id === connection.body.id);
     expect(listed.status).toBe('invalid');

@@ -48,7 +48,13 @@ describe('connectors over real HTTP', () => {
       for (const method of integration.authMethods) {
         expect(method).toEqual({ id: expect.any(String), kind: 'secret', label: expect.any(String), fields: expect.any(Array) });
         for (const field of method.fields) {
-          expect(field).toEqual({ label: expect.any(String), name: expect.any(String), required: expect.any(Boolean), secret: expect.any(Boolean), hint: expect.any(String) });
+          expect(field).toEqual({
+            label: expect.any(String),
+            name: expect.any(String),
+            required: expect.any(Boolean),
+            secret: expect.any(Boolean),
+            hint: expect.any(String),
+          });
         }
       }
     }
@@ -105,7 +111,12 @@ describe('connectors over real HTTP', () => {
     expectDecodeIssue(await add({ values: { apiKey: 42, baseUrl: 'https://x' } }), ['values'], 'Type');
     expectDecodeIssue(await add({ values: undefined }), ['values'], 'Missing');
     // An optional field may be left out.
-    const harness = await api.call('connectors.add', { integrationId: 'harness_kind_3', authMethodId: 'api-key', name: 'h3', values: { apiKey: 'sk-h3-0000000000' } });
+    const harness = await api.call('connectors.add', {
+      integrationId: 'harness_kind_3',
+      authMethodId: 'api-key',
+      name: 'h3',
+      values: { apiKey: 'sk-h3-0000000000' },
+    });
     expect(harness.status).toBe(200);
   });
 
@@ -124,10 +135,16 @@ describe('connectors over real HTTP', () => {
   });
 
   it('makes a connection the default of its integration, unsetting the previous one only there', async () => {
-    const first = (await add({ integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'first', values: { apiKey: 'sk-1-aaaaaaaaaaaa' }, isDefault: true })).body;
-    const other = (await add({ integrationId: 'harness_kind_2', authMethodId: 'api-key', name: 'other', values: { apiKey: 'sk-2-bbbbbbbbbbbb' }, isDefault: true })).body;
+    const first = (
+      await add({ integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'first', values: { apiKey: 'sk-1-aaaaaaaaaaaa' }, isDefault: true })
+    ).body;
+    const other = (
+      await add({ integrationId: 'harness_kind_2', authMethodId: 'api-key', name: 'other', values: { apiKey: 'sk-2-bbbbbbbbbbbb' }, isDefault: true })
+    ).body;
     expect(first.isDefault).toBe(true);
-    const second = (await add({ integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'second', values: { apiKey: 'sk-1-cccccccccccc' }, isDefault: true })).body;
+    const second = (
+      await add({ integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'second', values: { apiKey: 'sk-1-cccccccccccc' }, isDefault: true })
+    ).body;
     const byId = new Map((await list()).map((connection) => [connection.id, connection]));
     expect(byId.get(first.id)!.isDefault).toBe(false);
     expect(byId.get(second.id)!.isDefault).toBe(true);

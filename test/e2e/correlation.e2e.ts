@@ -48,7 +48,12 @@ describe('correlation ids over real HTTP', () => {
     expect((await write('prompts.promote', { id: 'audited/prompt', channel: 'production', version: 1 })).types().length).toBeGreaterThan(0);
     expect((await write('environment.set', { variables: [{ name: 'AUDITED', value: 'audited-value' }] })).types().length).toBeGreaterThan(0);
     expect((await write('environment.remove', { name: 'AUDITED' })).types().length).toBeGreaterThan(0);
-    const connector = await write('connectors.add', { integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'audited', values: { apiKey: 'sk-audited-0123456789' } });
+    const connector = await write('connectors.add', {
+      integrationId: 'harness_kind_1',
+      authMethodId: 'api-key',
+      name: 'audited',
+      values: { apiKey: 'sk-audited-0123456789' },
+    });
     expect(connector.types().length).toBeGreaterThan(0);
     expect((await write('connectors.remove', { id: connector.answer.body.id })).types().length).toBeGreaterThan(0);
     const batch = await write('evals.batches.start', startBody({ suite: { id: 'audited', prompt: 'Write {{word}} into out.txt' } }));

@@ -50,7 +50,11 @@ describe('bodies with many keys, over real HTTP', () => {
   it(`refuses a body of more than ${MAX_MEMBERS_PER_BODY} properties and elements in all, at its root`, async () => {
     const row = `[${Array(MAX_ELEMENTS_PER_ARRAY).fill(1).join(',')}]`;
     const rows = Math.ceil(MAX_MEMBERS_PER_BODY / MAX_ELEMENTS_PER_ARRAY);
-    const within = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"extra":[${Array(rows - 1).fill(row).join(',')}]}` });
+    const within = await suite.api.call('evals.suites.list', undefined, {
+      rawBody: `{"extra":[${Array(rows - 1)
+        .fill(row)
+        .join(',')}]}`,
+    });
     expect(within.status).toBe(200);
     const over = await suite.api.call('evals.suites.list', undefined, { rawBody: `{"extra":[${Array(rows).fill(row).join(',')}]}` });
     expectIssues(over, [{ _tag: 'Refinement', path: [] }]);

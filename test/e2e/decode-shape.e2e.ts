@@ -18,12 +18,16 @@ describe('bodies no schema can take, over real HTTP', () => {
   const suite = acmeServerPerSuite();
 
   it('refuses a "constructor" key at any depth with 400, naming its path (it used to crash the decoder: 500)', async () => {
-    expectIssues(await suite.api.call('evals.batches.get', undefined, { rawBody: '{"id":{"constructor":5}}' }), [{ _tag: 'Unexpected', path: ['id', 'constructor'] }]);
+    expectIssues(await suite.api.call('evals.batches.get', undefined, { rawBody: '{"id":{"constructor":5}}' }), [
+      { _tag: 'Unexpected', path: ['id', 'constructor'] },
+    ]);
     expectIssues(await suite.api.call('evals.cases.list', undefined, { rawBody: '{"q":"x","extra":[1,{"constructor":{}}]}' }), [
       { _tag: 'Unexpected', path: ['extra', 1, 'constructor'] },
     ]);
     // Written with an escape, the key is the same once parsed.
-    expectIssues(await suite.api.call('evals.batches.get', undefined, { rawBody: '{"id":"x","\\u0063onstructor":1}' }), [{ _tag: 'Unexpected', path: ['constructor'] }]);
+    expectIssues(await suite.api.call('evals.batches.get', undefined, { rawBody: '{"id":"x","\\u0063onstructor":1}' }), [
+      { _tag: 'Unexpected', path: ['constructor'] },
+    ]);
   });
 
   it('refuses "__proto__" keys too, every one of them, in document order', async () => {

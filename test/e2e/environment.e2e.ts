@@ -73,13 +73,23 @@ describe('environment variables over real HTTP', () => {
 
   it('refuses a secret value under 8 characters with 400 naming the variable, and stores nothing of the request', async () => {
     const before = await list();
-    const answer = await set([{ name: 'LONG_ENOUGH', value: 'long-enough-value' }, { name: 'SHORT_TOKEN', value: 'hunter2' }]);
+    const answer = await set([
+      { name: 'LONG_ENOUGH', value: 'long-enough-value' },
+      { name: 'SHORT_TOKEN', value: 'hunter2' },
+    ]);
     expectDecodeIssue(answer, ['variables', 1, 'value'], 'Refinement');
     expect(answer.body.message).toContain('SHORT_TOKEN');
     expect(answer.text).not.toContain('hunter2');
     expect(await list()).toEqual(before);
     // Exactly 8 is a secret; a short value that is not secret is a setting like any other.
-    expect((await set([{ name: 'EIGHT_TOKEN', value: 'hunter22' }, { name: 'SHORT_PLAIN', value: 'on', secret: false }])).status).toBe(200);
+    expect(
+      (
+        await set([
+          { name: 'EIGHT_TOKEN', value: 'hunter22' },
+          { name: 'SHORT_PLAIN', value: 'on', secret: false },
+        ])
+      ).status,
+    ).toBe(200);
   });
 
   it('replaces an existing name, keeping its id and creation time and incrementing its revision', async () => {
@@ -108,7 +118,10 @@ describe('environment variables over real HTTP', () => {
   it.each(['PATH', 'HOME', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'ASSAY_TOKEN', 'BASH_ENV', 'NODE_OPTIONS', 'GLIBC_TUNABLES', 'TMPDIR'])(
     'refuses the reserved name %s with 400 naming it, and stores nothing',
     async (name) => {
-      const answer = await set([{ name: 'FINE_NAME_BESIDE', value: 'v' }, { name, value: '/somewhere' }]);
+      const answer = await set([
+        { name: 'FINE_NAME_BESIDE', value: 'v' },
+        { name, value: '/somewhere' },
+      ]);
       expectDecodeIssue(answer, ['variables', 1, 'name'], 'Refinement');
       const issue = answer.body.issues.find((entry: { path: unknown[] }) => entry.path[1] === 1);
       expect(issue.message).toContain(`"${name}" is a reserved environment variable name`);
@@ -118,7 +131,15 @@ describe('environment variables over real HTTP', () => {
   );
 
   it('takes names that only resemble reserved ones', async () => {
-    expect((await set([{ name: 'PATH_PREFIX', value: 'v', secret: false }, { name: 'MY_HOME', value: 'v', secret: false }, { name: 'LDAP_URL', value: 'v', secret: false }])).status).toBe(200);
+    expect(
+      (
+        await set([
+          { name: 'PATH_PREFIX', value: 'v', secret: false },
+          { name: 'MY_HOME', value: 'v', secret: false },
+          { name: 'LDAP_URL', value: 'v', secret: false },
+        ])
+      ).status,
+    ).toBe(200);
   });
 
   it('takes values of 1 to 32768 characters, and never echoes one in an error', async () => {
@@ -145,7 +166,11 @@ describe('environment variables over real HTTP', () => {
   });
 
   it('refuses a name given twice in one request, and sets nothing of it', async () => {
-    const answer = await set([{ name: 'TWICE', value: 'a' }, { name: 'ONCE', value: 'b' }, { name: 'TWICE', value: 'c' }]);
+    const answer = await set([
+      { name: 'TWICE', value: 'a' },
+      { name: 'ONCE', value: 'b' },
+      { name: 'TWICE', value: 'c' },
+    ]);
     expectDecodeIssue(answer, ['variables', 2, 'name'], 'Refinement');
     expect(answer.body.message).toContain('TWICE');
     expect((await list()).map((v) => v.name)).not.toContain('ONCE');
@@ -157,7 +182,10 @@ describe('environment variables over real HTTP', () => {
   });
 
   it('lists the variables by name without values, and removes one', async () => {
-    await set([{ name: 'ZZ_LAST', value: 'zz-secret-value-000000' }, { name: 'AA_FIRST', value: 'aa', secret: false }]);
+    await set([
+      { name: 'ZZ_LAST', value: 'zz-secret-value-000000' },
+      { name: 'AA_FIRST', value: 'aa', secret: false },
+    ]);
     const listed = await list();
     const names = listed.map((v) => v.name);
     expect(names).toEqual([...names].sort());
@@ -172,7 +200,7 @@ describe('environment variables over real HTTP', () => {
     expect(await one({ name: 'ZZ_LAST', value: 'again-secret-000' })).toMatchObject({ revision: 1 });
   });
 
-  it("keeps organizations apart", async () => {
+  it('keeps organizations apart', async () => {
     const globex = await keyFor(server, 'globex', ['environment:read', 'environment:write']);
     expect((await set([{ name: 'GLOBEX_ONLY', value: 'globex-secret-value' }], globex)).status).toBe(200);
     expect((await list()).map((v) => v.name)).not.toContain('GLOBEX_ONLY');

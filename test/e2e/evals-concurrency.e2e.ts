@@ -8,7 +8,8 @@ const RULE_OF_THREE = 'This organization already has 3 batches running, and may 
 describe('evals: at most three running batches per organization', () => {
   let server: InProcessServer;
   let api: ApiClient;
-  const sleeper = (seconds: number) => startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: `sleep ${seconds}; echo hello > out.txt` } }] });
+  const sleeper = (seconds: number) =>
+    startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: `sleep ${seconds}; echo hello > out.txt` } }] });
 
   beforeAll(async () => {
     server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });

@@ -65,7 +65,10 @@ describe('evals: operator-configured harness and sandbox kinds', () => {
   });
 
   it('prices nothing for an unknown model: unknown, null, incomplete', async () => {
-    const started = await api.call('evals.batches.start', startBody({ variants: [{ harness: 'harness_kind_1', model: 'not-in-catalogue' }], cases: [{ id: 'u', variables: { word: 'x' }, verify: 'true' }] }));
+    const started = await api.call(
+      'evals.batches.start',
+      startBody({ variants: [{ harness: 'harness_kind_1', model: 'not-in-catalogue' }], cases: [{ id: 'u', variables: { word: 'x' }, verify: 'true' }] }),
+    );
     const batch = await waitForBatch(api, started.body.id);
     const model = batch.runs[0].trials[0].costs.components.find((c: any) => c.component === 'model');
     expect(model).toMatchObject({ classification: 'unknown', usd: null });

@@ -144,7 +144,13 @@ describe('evals read side: batches and runs', () => {
   }, 300000);
 
   it('refuses a malformed limit or cursor with 400 HttpApiDecodeError', async () => {
-    for (const body of [{ limit: 'ten' }, { cursor: 'abc' }, { cursor: { id: 'bat_x', name: 'n' } }, { cursor: { id: '', startedAtMillis: 1, name: 'n' } }, { cursor: { id: 'x', startedAtMillis: -1, name: 'n' } }]) {
+    for (const body of [
+      { limit: 'ten' },
+      { cursor: 'abc' },
+      { cursor: { id: 'bat_x', name: 'n' } },
+      { cursor: { id: '', startedAtMillis: 1, name: 'n' } },
+      { cursor: { id: 'x', startedAtMillis: -1, name: 'n' } },
+    ]) {
       const answer = await api.call('evals.batches.list', body);
       expect(answer.status).toBe(400);
       expect(answer.body._tag).toBe('HttpApiDecodeError');
@@ -205,7 +211,27 @@ describe('evals read side: batches and runs', () => {
       const byId = await api.call('evals.runs.get', { id: newest.id });
       expect(newest).toEqual(byId.body);
       expect(Object.keys(newest).sort()).toEqual(
-        ['batchId', 'case', 'costs', 'definitionHash', 'distribution', 'failure', 'finishedAt', 'harnessVersion', 'id', 'local', 'profileVersion', 'sandbox', 'setup', 'startedAt', 'status', 'suite', 'trials', 'trigger', 'variant'].sort(),
+        [
+          'batchId',
+          'case',
+          'costs',
+          'definitionHash',
+          'distribution',
+          'failure',
+          'finishedAt',
+          'harnessVersion',
+          'id',
+          'local',
+          'profileVersion',
+          'sandbox',
+          'setup',
+          'startedAt',
+          'status',
+          'suite',
+          'trials',
+          'trigger',
+          'variant',
+        ].sort(),
       );
       const mine = await api.call<{ total: number }>('evals.runs.list', { caseId: 'quick', variant: variantId });
       expect(everything.body.total).toBe(mine.body.total + 1);
@@ -267,10 +293,14 @@ describe('evals read side: a batch read while its trials run', () => {
     const started = await api.call('evals.batches.start', body);
     expect(started.status).toBe(200);
     const seen = new Set<string>();
-    const statusesOf = (batch: any): string => batch.runs[0].trials.map((trial: any) => trial.status).sort().join(',');
+    const statusesOf = (batch: any): string =>
+      batch.runs[0].trials
+        .map((trial: any) => trial.status)
+        .sort()
+        .join(',');
     let partial: any = null;
     let comparedWhileRunning = 0;
-    for (const deadline = Date.now() + 60000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60000; Date.now() < deadline;) {
       const batch = (await api.call('evals.batches.get', { id: started.body.id })).body;
       const statuses = statusesOf(batch);
       seen.add(statuses);

@@ -58,10 +58,24 @@ describe('evals read side: cases and suites', () => {
       startedAt: now.toISOString(),
       suite: { id: 'legacy', name: 'Legacy', prompt: 'Old prompt', source: null },
       cases: [{ ...definition, id: 'old-case', name: 'Old Case', tags: ['legacy'] }],
-      runs: [{ ...plannedRun, runId: newId('run', now.getTime()), caseId: 'old-case', caseName: 'Old Case', variantId: 'var_legacy', trialIds: [newId('trl', now.getTime())], tags: ['legacy'] }],
+      runs: [
+        {
+          ...plannedRun,
+          runId: newId('run', now.getTime()),
+          caseId: 'old-case',
+          caseName: 'Old Case',
+          variantId: 'var_legacy',
+          trialIds: [newId('trl', now.getTime())],
+          tags: ['legacy'],
+        },
+      ],
       idempotencyKey: null,
     };
-    await server.runtime.eventStore.append(`batch-${batchId}`, [{ id: globalThis.crypto.randomUUID(), type: 'BatchStarted', data, metadata: template.metadata }], 'no_stream');
+    await server.runtime.eventStore.append(
+      `batch-${batchId}`,
+      [{ id: globalThis.crypto.randomUUID(), type: 'BatchStarted', data, metadata: template.metadata }],
+      'no_stream',
+    );
     batches.legacy = { batch: await waitForBatch(api, batchId) };
   }
 
@@ -84,7 +98,8 @@ describe('evals read side: cases and suites', () => {
     return answer.body;
   };
   const ids = (list: { cases: Array<{ id: string }> }) => list.cases.map((entry) => entry.id);
-  const runOf = (name: string, caseId: string, model: string) => batches[name].batch.runs.find((run: any) => run.case.id === caseId && run.variant.model === model);
+  const runOf = (name: string, caseId: string, model: string) =>
+    batches[name].batch.runs.find((run: any) => run.case.id === caseId && run.variant.model === model);
 
   describe('evals.cases.list', () => {
     it("lists the organization's cases by name, case-insensitively, with its suites and tags", async () => {
@@ -114,7 +129,14 @@ describe('evals read side: cases and suites', () => {
           { variant: m1.variant, runs: 1, status: 'finished', lastRunAt: m1.startedAt, lastRunId: m1.id, distribution: m1.distribution },
         ],
       });
-      expect(m2.variant).toEqual({ id: expect.stringMatching(/^var_/), harness: 'command', model: 'alpha', profile: { run: 'true' }, sandbox: null, userModel: null });
+      expect(m2.variant).toEqual({
+        id: expect.stringMatching(/^var_/),
+        harness: 'command',
+        model: 'alpha',
+        profile: { run: 'true' },
+        sandbox: null,
+        userModel: null,
+      });
       expect(m2.distribution).toMatchObject({ trials: 2, passed: 2, scored: 2 });
     });
 
@@ -184,7 +206,14 @@ describe('evals read side: cases and suites', () => {
       const { lastRunAt: _lastRunAt, ...shared } = summary;
       expect(answer.body).toEqual({
         ...shared,
-        setup: { prepare: null, prompt: 'Compute 1+1', source: { kind: 'files', files: { 'a.txt': '1' } }, validator: null, verify: 'test 1 -eq 1', validatorFiles: [] },
+        setup: {
+          prepare: null,
+          prompt: 'Compute 1+1',
+          source: { kind: 'files', files: { 'a.txt': '1' } },
+          validator: null,
+          verify: 'test 1 -eq 1',
+          validatorFiles: [],
+        },
         versions: [
           { author: 'initial key (ASSAY_INIT_API_KEY)', changes: ['verifier'], createdAt: batches.m2.batch.startedAt, definitionHash: m2.definitionHash },
           { author: 'initial key (ASSAY_INIT_API_KEY)', changes: [], createdAt: batches.m1.batch.startedAt, definitionHash: m1.definitionHash },
@@ -233,12 +262,27 @@ describe('evals read side: cases and suites', () => {
         tags: ['arith', 'fast'],
       });
       const text = (await api.call('evals.suites.get', { id: 'text' })).body;
-      expect(text).toMatchObject({ cases: 2, variants: 1, tally: { passed: 2, scored: 2 }, setup: { prompt: 'Say {{word}}', source: null }, tags: ['fast', 'strings'] });
+      expect(text).toMatchObject({
+        cases: 2,
+        variants: 1,
+        tally: { passed: 2, scored: 2 },
+        setup: { prompt: 'Say {{word}}', source: null },
+        tags: ['fast', 'strings'],
+      });
     });
 
     it('answers setup null for a suite whose last run predates the recorded suite', async () => {
       const legacy = (await api.call('evals.suites.get', { id: 'legacy' })).body;
-      expect(legacy).toEqual({ id: 'legacy', name: 'Legacy', lastRunAt: batches.legacy.batch.startedAt, cases: 1, variants: 1, tally: { passed: 1, scored: 1 }, setup: null, tags: ['legacy'] });
+      expect(legacy).toEqual({
+        id: 'legacy',
+        name: 'Legacy',
+        lastRunAt: batches.legacy.batch.startedAt,
+        cases: 1,
+        variants: 1,
+        tally: { passed: 1, scored: 1 },
+        setup: null,
+        tags: ['legacy'],
+      });
     });
 
     it('lists suites most recently active first, with a cursor', async () => {

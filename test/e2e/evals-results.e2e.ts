@@ -85,7 +85,12 @@ describe('evals: the results a run reports', () => {
   });
 
   it("keeps the start and the end of a long output, with how much was cut between them, in the run's trajectory", async () => {
-    const batch = await run(startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: 'seq 1 200000' } }], cases: [{ id: 'long-output', variables: { word: 'x' }, verify: 'true' }] }));
+    const batch = await run(
+      startBody({
+        variants: [{ harness: 'command', model: 'm', profile: { run: 'seq 1 200000' } }],
+        cases: [{ id: 'long-output', variables: { word: 'x' }, verify: 'true' }],
+      }),
+    );
     const fetched = await server.client.call('evals.runs.get', { id: batch.runs[0].id });
     const step = fetched.body.trials[0].trajectory.find((entry: any) => entry.command === 'seq 1 200000');
     const written = Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('');

@@ -79,7 +79,14 @@ describe('evals: batches run their trials', () => {
   it('clones a repo source at a tag', async () => {
     const repo = makeRepository();
     const body = startBody({
-      cases: [{ id: 'repo', variables: { word: 'x' }, source: { kind: 'repo', url: repo.url, ref: 'v1' }, verify: 'grep -q one version.txt && test "$(git rev-parse HEAD)" = ' + repo.firstCommit }],
+      cases: [
+        {
+          id: 'repo',
+          variables: { word: 'x' },
+          source: { kind: 'repo', url: repo.url, ref: 'v1' },
+          verify: 'grep -q one version.txt && test "$(git rev-parse HEAD)" = ' + repo.firstCommit,
+        },
+      ],
       variants: [{ harness: 'command', model: 'm', profile: { run: 'cat version.txt' } }],
     });
     const { batch } = await run(body);
@@ -123,12 +130,17 @@ describe('evals: batches run their trials', () => {
   });
 
   it('records case versions only when the definition changes, naming what changed', async () => {
-    const versions = async () => (await server.runtime.eventStore.readStream('case-acme.versioned')).filter((e) => e.type === 'CaseVersionAppended').map((e) => e.data as any);
+    const versions = async () =>
+      (await server.runtime.eventStore.readStream('case-acme.versioned')).filter((e) => e.type === 'CaseVersionAppended').map((e) => e.data as any);
     const base = { id: 'versioned', variables: { word: 'one' }, verify: 'true' };
     await run(startBody({ cases: [base] }));
     await run(startBody({ cases: [base] }));
     expect(await versions()).toHaveLength(1);
-    expect((await versions())[0]).toMatchObject({ changes: [], author: 'initial key (ASSAY_INIT_API_KEY)', definitionHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect((await versions())[0]).toMatchObject({
+      changes: [],
+      author: 'initial key (ASSAY_INIT_API_KEY)',
+      definitionHash: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     await run(startBody({ cases: [{ ...base, variables: { word: 'two' }, verify: 'test 1 = 1' }] }));
     const all = await versions();
     expect(all).toHaveLength(2);
@@ -163,7 +175,12 @@ describe('evals: batches run their trials', () => {
     await waitForBatch(api, chosen.body.id);
     expect((await api.call('evals.cases.run', { id: 'rerun', variants: ['var_nope'] })).status).toBe(400);
     expect((await api.call('evals.cases.run', { id: 'no-such-case' })).status).toBe(404);
-    for (const body of [{ id: 'rerun', trials: 11 }, { id: 'rerun', trials: 0 }, { id: 'rerun', variants: [] }, { id: 'rerun', extra: 1 }]) {
+    for (const body of [
+      { id: 'rerun', trials: 11 },
+      { id: 'rerun', trials: 0 },
+      { id: 'rerun', variants: [] },
+      { id: 'rerun', extra: 1 },
+    ]) {
       const refused = await api.call('evals.cases.run', body);
       expect({ status: refused.status, tag: refused.body._tag }).toEqual({ status: 400, tag: 'HttpApiDecodeError' });
     }

@@ -79,11 +79,17 @@ describe('evals.batches.start refuses bad input, storing nothing', () => {
   it('checks user bounds and the user and source unions', async () => {
     const issue = async (fields: Record<string, unknown>) => (await refused(caseWith(fields))).issues[0];
     expect(await issue({ user: { kind: 'robot' } })).toMatchObject({ _tag: 'Composite', path: ['cases', 0, 'user'] });
-    expect(await issue({ user: { kind: 'simulated', goal: 'g'.repeat(2001), prompt: 'p' } })).toMatchObject({ _tag: 'Refinement', path: ['cases', 0, 'user', 'goal'] });
+    expect(await issue({ user: { kind: 'simulated', goal: 'g'.repeat(2001), prompt: 'p' } })).toMatchObject({
+      _tag: 'Refinement',
+      path: ['cases', 0, 'user', 'goal'],
+    });
     expect(await issue({ user: { kind: 'scripted', replies: [] } })).toMatchObject({ _tag: 'Refinement', path: ['cases', 0, 'user', 'replies'] });
-    expect(await issue({ user: { kind: 'scripted', replies: Array(25).fill('r') } })).toMatchObject({ _tag: 'Refinement', path: ['cases', 0, 'user', 'replies'] });
+    expect(await issue({ user: { kind: 'scripted', replies: Array(25).fill('r') } })).toMatchObject({
+      _tag: 'Refinement',
+      path: ['cases', 0, 'user', 'replies'],
+    });
     expect(await issue({ source: { kind: 'ftp' } })).toMatchObject({ _tag: 'Composite', path: ['cases', 0, 'source'] });
-    expect(await issue({ source: { kind: 'repo', url: '' , ref: null} })).toMatchObject({ _tag: 'Refinement', path: ['cases', 0, 'source', 'url'] });
+    expect(await issue({ source: { kind: 'repo', url: '', ref: null } })).toMatchObject({ _tag: 'Refinement', path: ['cases', 0, 'source', 'url'] });
     expect(await issue({ source: { kind: 'repo', url: 'x' } })).toMatchObject({ _tag: 'Missing', path: ['cases', 0, 'source', 'ref'] });
   });
 

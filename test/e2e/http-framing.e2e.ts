@@ -24,7 +24,11 @@ describe('early answers and protocol-level refusals over raw sockets', () => {
   const post = (headers: string) => `POST /v1/auth.whoami HTTP/1.1\r\nhost: assay\r\n${headers}\r\n`;
 
   it('lets a client send a body over the limit (by its content-length) to the end, then read the 400', async () => {
-    const answer = await rawExchange(server.url, post(`content-type: application/json\r\nauthorization: Bearer ${INIT_KEY}\r\ncontent-length: ${LARGE}\r\n`), 'x'.repeat(LARGE));
+    const answer = await rawExchange(
+      server.url,
+      post(`content-type: application/json\r\nauthorization: Bearer ${INIT_KEY}\r\ncontent-length: ${LARGE}\r\n`),
+      'x'.repeat(LARGE),
+    );
     expectSpecError(answer, 400, 'BadRequest', /ASSAY_MAX_BODY_BYTES/);
   });
 
@@ -88,7 +92,10 @@ describe('early answers and protocol-level refusals over raw sockets', () => {
       });
       socket.on('close', () => resolve());
     });
-    await waitUntil(async () => server.logs.entries().some((entry) => entry.correlationId === correlationId && entry.msg === 'request aborted by the client'), 5000);
+    await waitUntil(
+      async () => server.logs.entries().some((entry) => entry.correlationId === correlationId && entry.msg === 'request aborted by the client'),
+      5000,
+    );
     const lines = server.logs.entries().filter((entry) => entry.correlationId === correlationId);
     expect(lines.filter((entry) => entry.level === 'error' || 'stack' in entry)).toEqual([]);
     expect(lines.find((entry) => entry.msg === 'request aborted by the client')).toMatchObject({ level: 'info', operation: 'auth.whoami' });

@@ -93,7 +93,11 @@ describe('prompt operations refuse every broken bound with 400 and accept the bo
       ['channel with every allowed character', { id: BASE, channel: '0x_y-z', version: 2 }, OK],
       ['channel of 0 characters', { id: BASE, channel: '', version: 1 }, refinement('channel')],
       ['channel of 37 characters', { id: BASE, channel: 'c'.repeat(37), version: 1 }, refinement('channel')],
-      ...['Prod', '-x', '_x', 'a/b', 'a.b', 'a b'].map((channel): Row => [`channel ${JSON.stringify(channel)}`, { id: BASE, channel, version: 1 }, refinement('channel')]),
+      ...['Prod', '-x', '_x', 'a/b', 'a.b', 'a b'].map((channel): Row => [
+        `channel ${JSON.stringify(channel)}`,
+        { id: BASE, channel, version: 1 },
+        refinement('channel'),
+      ]),
       ['channel a number', { id: BASE, channel: 1, version: 1 }, type('channel')],
       ['channel missing', { id: BASE, version: 1 }, missing('channel')],
       ['id of 255 characters', { id: LONG_ID, channel: 'production', version: 1 }, OK],

@@ -26,7 +26,9 @@ async function answersFrom(store: ReadStore, readBodies: Array<{ id: string } & 
     answers.push(await new GetPromptHistoryHandler(store).execute(new GetPromptHistory('acme', id, null)));
   }
   for (const { id, ...selector } of readBodies) {
-    answers.push(await new GetPromptHandler(store).execute(new GetPrompt('acme', id, selectorOf(selector))).catch((error: unknown) => (error as Error).message));
+    answers.push(
+      await new GetPromptHandler(store).execute(new GetPrompt('acme', id, selectorOf(selector))).catch((error: unknown) => (error as Error).message),
+    );
   }
   return answers;
 }
@@ -46,7 +48,13 @@ describe('prompt read models: rebuilt from the log, they give the same documents
         await api.call('prompts.versions.create', { id, content: `${id} text ${version}`, message: `change ${version}`, publish: version === 2, ...named });
         await pause();
       }
-      for (const [channel, version] of [['production', 1], ['production', 3], ['canary', 2], ['production', 3], ['production', 1]] as const) {
+      for (const [channel, version] of [
+        ['production', 1],
+        ['production', 3],
+        ['canary', 2],
+        ['production', 3],
+        ['production', 1],
+      ] as const) {
         expect((await api.call('prompts.promote', { id, channel, version })).status).toBe(200);
         await pause();
       }

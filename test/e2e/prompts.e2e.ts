@@ -64,7 +64,13 @@ describe('prompts over real HTTP', () => {
     expect((await writer.client.call('prompts.versions.create', { id, content: 'three', name: 'Planner II' })).body.version).toBe(3);
     expect((await api.call('prompts.promote', { id, channel: 'staging', version: 2 })).body).toEqual({ ok: true });
 
-    expect((await api.call('prompts.get', { id, version: 2 })).body).toMatchObject({ name: 'Planner II', version: 2, content: 'two', channel: null, author: 'release-bot' });
+    expect((await api.call('prompts.get', { id, version: 2 })).body).toMatchObject({
+      name: 'Planner II',
+      version: 2,
+      content: 'two',
+      channel: null,
+      author: 'release-bot',
+    });
     const versions = await api.call('prompts.versions.list', { id });
     expect(versions.status).toBe(200);
     expect(versions.body).toEqual({
@@ -117,11 +123,19 @@ describe('prompts over real HTTP', () => {
 
     expectError(await api.call('prompts.promote', { id, channel: 'latest', version: 1 }), 409, 'Conflict', /"latest" is derived/);
     expectError(await api.call('prompts.promote', { id, channel: 'production', version: 3 }), 404, 'NotFound', /^Version 3 of "promote\/rules" does not exist/);
-    expectError(await api.call('prompts.promote', { id: 'promote/none', channel: 'production', version: 1 }), 404, 'NotFound', /^Prompt "promote\/none" does not exist/);
+    expectError(
+      await api.call('prompts.promote', { id: 'promote/none', channel: 'production', version: 1 }),
+      404,
+      'NotFound',
+      /^Prompt "promote\/none" does not exist/,
+    );
     expect((await api.call('prompts.history', { id })).body).toEqual(before.body);
 
     expect((await api.call('prompts.promote', { id, channel: 'constructor', version: 2 })).status).toBe(200);
-    expect((await api.call('prompts.get', { id, channel: 'constructor' })).body).toMatchObject({ version: 2, channels: { constructor: 2, production: 1, latest: 2 } });
+    expect((await api.call('prompts.get', { id, channel: 'constructor' })).body).toMatchObject({
+      version: 2,
+      channels: { constructor: 2, production: 1, latest: 2 },
+    });
   });
 
   it('reads by version, by channel and by default, with 404 and 400 answers that say what to change', async () => {
@@ -136,7 +150,12 @@ describe('prompts over real HTTP', () => {
     expectError(await api.call('prompts.versions.list', { id: 'reads/none' }), 404, 'NotFound');
     expectError(await api.call('prompts.history', { id: 'reads/none' }), 404, 'NotFound');
     expectError(await api.call('prompts.get', { id, version: 1, channel: 'latest' }), 400, 'BadRequest', /"version" or "channel", not both/);
-    expectError(await api.call('prompts.get', { id, version: 1, at: new Date().toISOString() }), 400, 'BadRequest', /remove "at", or give "channel" instead of "version"/);
+    expectError(
+      await api.call('prompts.get', { id, version: 1, at: new Date().toISOString() }),
+      400,
+      'BadRequest',
+      /remove "at", or give "channel" instead of "version"/,
+    );
     expect((await api.call('prompts.get', { id, version: null, channel: null, at: null })).body).toMatchObject({ version: 2, channel: 'latest' });
   });
 
@@ -146,7 +165,9 @@ describe('prompts over real HTTP', () => {
     await api.call('prompts.promote', { id, channel: 'canary', version: 1 });
     await api.call('prompts.versions.create', { id, content: 'y', publish: true });
     const kinds = async (channel?: string) =>
-      (await api.call('prompts.history', channel ? { id, channel } : { id })).body.data.map((entry: { kind: string; channel?: string }) => entry.channel ?? entry.kind);
+      (await api.call('prompts.history', channel ? { id, channel } : { id })).body.data.map(
+        (entry: { kind: string; channel?: string }) => entry.channel ?? entry.kind,
+      );
     expect(await kinds()).toEqual(['appended', 'canary', 'appended', 'production']);
     expect(await kinds('latest')).toEqual(['appended', 'appended']);
     expect(await kinds('canary')).toEqual(['canary']);
@@ -186,10 +207,17 @@ describe('prompts over real HTTP', () => {
       expectError(await globex.call(operation, body), 404, 'NotFound');
     }
     expect((await globex.call('prompts.list')).body).toEqual({ data: [] });
-    expect((await globex.call('prompts.versions.create', { id: 'shared/name', content: 'globex text', publish: true })).body).toEqual({ id: 'shared/name', version: 1 });
+    expect((await globex.call('prompts.versions.create', { id: 'shared/name', content: 'globex text', publish: true })).body).toEqual({
+      id: 'shared/name',
+      version: 1,
+    });
     expect((await globex.call('prompts.get', { id: 'shared/name' })).body).toMatchObject({ content: 'globex text', author: 'dana', channel: 'production' });
     expect((await globex.call('prompts.history', { id: 'shared/name' })).body.data[1]).toMatchObject({ actor: 'dana', actorId: 'oauth:dana' });
-    expect((await api.call('prompts.get', { id: 'shared/name' })).body).toMatchObject({ content: 'acme text 2', version: 2, author: expect.stringContaining('initial key') });
+    expect((await api.call('prompts.get', { id: 'shared/name' })).body).toMatchObject({
+      content: 'acme text 2',
+      version: 2,
+      author: expect.stringContaining('initial key'),
+    });
   });
 
   it('lists up to 100 prompts, the most recently updated first, with productionVersion null until promoted', async () => {

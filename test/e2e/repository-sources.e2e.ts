@@ -66,7 +66,13 @@ describe('repository sources: only https unless the operator allows more', () =>
   });
 
   it('accepts an https url of a public host name (the clone resolves it later)', async () => {
-    const answer = await api.call('evals.batches.start', startBody({ cases: [repoCase('https://example.com/org/repo.git')], variants: [{ harness: 'command', model: 'm', sandbox: 'sandbox_kind_3', profile: { run: 'true' } }] }));
+    const answer = await api.call(
+      'evals.batches.start',
+      startBody({
+        cases: [repoCase('https://example.com/org/repo.git')],
+        variants: [{ harness: 'command', model: 'm', sandbox: 'sandbox_kind_3', profile: { run: 'true' } }],
+      }),
+    );
     // sandbox_kind_3 has no driver here: the trial is voided before any clone is tried.
     expect(answer.status).toBe(200);
     const batch = await waitForBatch(api, answer.body.id);
@@ -80,7 +86,9 @@ describe('repository sources the operator allows', () => {
     const repo = makeRepositoryIn(dirs.make('assay-repo-'));
     const local = await serverWith('allowUnsandboxed: true\nrepositories: { allowLocal: true }\n', dataDir);
     try {
-      const body = startBody({ cases: [{ id: 'local', variables: { word: 'x' }, verify: 'grep -q two version.txt', source: { kind: 'repo', url: `file://${repo.url}`, ref: null } }] });
+      const body = startBody({
+        cases: [{ id: 'local', variables: { word: 'x' }, verify: 'grep -q two version.txt', source: { kind: 'repo', url: `file://${repo.url}`, ref: null } }],
+      });
       const started = await local.client.call('evals.batches.start', body);
       expect(started.status).toBe(200);
       const run = (await local.client.call('evals.runs.get', { id: started.body.runs[0].id })).body;

@@ -27,7 +27,11 @@ describeWithBubblewrap('per-trial limits from ASSAY_CONFIG', () => {
 
   it('fails a trial whose agent fills its workspace, naming the limit, and passes one that stays within it', async () => {
     const variants = [
-      { harness: 'command', model: 'greedy', profile: { run: 'dd if=/dev/zero of=a bs=1M count=6 && dd if=/dev/zero of=b bs=1M count=6 && echo hello > out.txt' } },
+      {
+        harness: 'command',
+        model: 'greedy',
+        profile: { run: 'dd if=/dev/zero of=a bs=1M count=6 && dd if=/dev/zero of=b bs=1M count=6 && echo hello > out.txt' },
+      },
       { harness: 'command', model: 'modest', profile: { run: 'dd if=/dev/zero of=a bs=1M count=2 && echo hello > out.txt' } },
     ];
     const started = await api.call('evals.batches.start', startBody({ variants }));

@@ -77,8 +77,18 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
 
   it('keeps no encoded form of any secret in answers, the event log, the data directory or the logs', async () => {
     expect((await api.call('environment.set', { variables: [{ name: 'ENV_SECRET', value: ENV_SECRET }] })).status).toBe(200);
-    const harness = await api.call('connectors.add', { integrationId: 'harness_kind_1', authMethodId: 'api-key', name: 'enc key', values: { apiKey: CONNECTOR_KEY } });
-    const sandbox = await api.call('connectors.add', { integrationId: 'sandbox_kind_1', authMethodId: 'api-token', name: 'enc token', values: { token: SANDBOX_TOKEN } });
+    const harness = await api.call('connectors.add', {
+      integrationId: 'harness_kind_1',
+      authMethodId: 'api-key',
+      name: 'enc key',
+      values: { apiKey: CONNECTOR_KEY },
+    });
+    const sandbox = await api.call('connectors.add', {
+      integrationId: 'sandbox_kind_1',
+      authMethodId: 'api-token',
+      name: 'enc token',
+      values: { token: SANDBOX_TOKEN },
+    });
     expect([harness.status, sandbox.status]).toEqual([200, 200]);
     const verify = `test "$(printf %s "$ENV_SECRET$ASSAY_HARNESS_API_KEY$ASSAY_SANDBOX_TOKEN" | sha256sum | cut -d' ' -f1)" = ${sha256(SECRETS.join(''))}`;
     const body = startBody({
@@ -116,7 +126,8 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
     const logs = server.logs.lines.join('\n');
     for (const secret of SECRETS) {
       for (const form of forms(secret)) {
-        for (const [index, answer] of answers.entries()) expect({ answer: index, form, found: answer.includes(form) }).toEqual({ answer: index, form, found: false });
+        for (const [index, answer] of answers.entries())
+          expect({ answer: index, form, found: answer.includes(form) }).toEqual({ answer: index, form, found: false });
         for (const [file, bytes] of files) expect({ file, form, found: bytes.includes(form) }).toEqual({ file, form, found: false });
         expect({ form, inLogs: logs.includes(form) }).toEqual({ form, inLogs: false });
       }
@@ -158,7 +169,13 @@ describe('secrets are redacted in their common encodings, and artifacts are seal
     const sealedValue = await openKeyRing(server.runtime).seal({ kind: 'variable', organization, name: 'OLD_PIN' }, 'pin42');
     const variable = { name: 'OLD_PIN', secret: true, sealedValue, preview: previewOf('pin42', true), newVariableId: newId('env') };
     const metadata = { organization, actor: 'test:older-server', correlationId: 'legacy-pin', causationId: 'legacy-pin' };
-    await executeOnStream(server.runtime.eventStore, environmentStream(organization), environmentDecider, { type: 'SetVariables', organization, variables: [variable], now: new Date() }, metadata);
+    await executeOnStream(
+      server.runtime.eventStore,
+      environmentStream(organization),
+      environmentDecider,
+      { type: 'SetVariables', organization, variables: [variable], now: new Date() },
+      metadata,
+    );
 
     // The read model follows the log: wait for it, as a reader after an older server's write would.
     await waitUntil(async () => (await api.call('environment.list', {})).body.some((listed: { name: string }) => listed.name === 'OLD_PIN'), 10000, 50);

@@ -14,7 +14,10 @@ function instances(tmp: string): Map<string, string[]> {
   const found = new Map<string, string[]>();
   if (!existsSync(parent)) return found;
   for (const name of readdirSync(parent)) {
-    found.set(name, readdirSync(path.join(parent, name)).filter((entry) => entry.startsWith('sbx_')));
+    found.set(
+      name,
+      readdirSync(path.join(parent, name)).filter((entry) => entry.startsWith('sbx_')),
+    );
   }
   return found;
 }

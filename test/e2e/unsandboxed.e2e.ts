@@ -16,7 +16,12 @@ function configFile(yaml: string): string {
   return file;
 }
 
-const env = (yaml: string) => ({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_DATA_DIR: dirs.make('assay-data-'), ASSAY_CONFIG: configFile(yaml) });
+const env = (yaml: string) => ({
+  ASSAY_INIT_ORG: 'acme',
+  ASSAY_INIT_API_KEY: INIT_KEY,
+  ASSAY_DATA_DIR: dirs.make('assay-data-'),
+  ASSAY_CONFIG: configFile(yaml),
+});
 
 async function runOf(api: ApiClient, body: Record<string, unknown>): Promise<any> {
   const started = await api.call('evals.batches.start', body);
@@ -25,7 +30,7 @@ async function runOf(api: ApiClient, body: Record<string, unknown>): Promise<any
   return (await api.call('evals.runs.get', { id: started.body.runs[0].id })).body;
 }
 
-describe('the process sandbox needs the operator\'s consent', () => {
+describe("the process sandbox needs the operator's consent", () => {
   it.each([
     ['sandboxes:\n  sandbox_kind_2: { driver: process }\n', /sandboxes\.sandbox_kind_2\.driver: runs trials as plain processes .*set allowUnsandboxed: true/],
     ['defaultSandbox: process\n', /defaultSandbox: runs trials as plain processes .*set allowUnsandboxed: true/],
@@ -44,7 +49,10 @@ describe('the process sandbox needs the operator\'s consent', () => {
       expect(warnings()).toHaveLength(2);
       expect(JSON.stringify(warnings()[1])).toContain(run.batchId);
       // A trial voided before any sandbox was made leaves the driver unknown.
-      const unmapped = await runOf(server.client, startBody({ variants: [{ harness: 'command', model: 'm', sandbox: 'sandbox_kind_4', profile: { run: 'true' } }] }));
+      const unmapped = await runOf(
+        server.client,
+        startBody({ variants: [{ harness: 'command', model: 'm', sandbox: 'sandbox_kind_4', profile: { run: 'true' } }] }),
+      );
       expect(unmapped.sandbox).toBeNull();
     } finally {
       await server.close();
@@ -93,7 +101,10 @@ describe('a host without bubblewrap (a child server whose PATH has no bwrap)', (
     expect(server.output()).toContain('bubblewrap does not work here');
     const answer = await server.client.call('evals.batches.start', startBody());
     expect(answer.status).toBe(409);
-    expect(answer.body).toEqual({ _tag: 'Conflict', message: expect.stringMatching(/^variants\[0\]: variants without a sandbox would run as plain processes .*allowUnsandboxed: true/) });
+    expect(answer.body).toEqual({
+      _tag: 'Conflict',
+      message: expect.stringMatching(/^variants\[0\]: variants without a sandbox would run as plain processes .*allowUnsandboxed: true/),
+    });
     expect((await server.client.call('evals.batches.list', {})).body.total).toBe(0);
   });
 

@@ -89,7 +89,8 @@ describe('docker-compose.yml and the Dockerfile', () => {
     expect([user, password]).toEqual([expect.stringMatching(FROM_ENV_FILE), expect.stringMatching(FROM_ENV_FILE)]);
     for (const service of Object.values(compose)) {
       for (const [variable, value] of Object.entries(service.environment ?? {})) {
-        if (/PASSWORD|SECRET|TOKEN|_KEY$/.test(variable)) expect([variable, value]).toEqual([variable, expect.stringMatching(/^\$\{[A-Z0-9_]+(:-|:\?[^}]*)?\}$/)]);
+        if (/PASSWORD|SECRET|TOKEN|_KEY$/.test(variable))
+          expect([variable, value]).toEqual([variable, expect.stringMatching(/^\$\{[A-Z0-9_]+(:-|:\?[^}]*)?\}$/)]);
       }
     }
   });
@@ -121,7 +122,11 @@ describe('docker-compose.yml and the Dockerfile', () => {
 
     it.each(probes)('%s: its healthcheck passes while the server lives and fails once it is gone', async (_file, test) => {
       expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
-      const probe = (port: string) => run(process.execPath, ['-e', test[3]], { env: { PATH: process.env.PATH ?? '', PORT: port } }).then(() => 0, (error: unknown) => (error as { code: number }).code);
+      const probe = (port: string) =>
+        run(process.execPath, ['-e', test[3]], { env: { PATH: process.env.PATH ?? '', PORT: port } }).then(
+          () => 0,
+          (error: unknown) => (error as { code: number }).code,
+        );
       const server = await startInProcess();
       try {
         expect(await probe(new URL(server.url).port)).toBe(0);

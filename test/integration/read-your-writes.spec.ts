@@ -41,7 +41,14 @@ describe('read-your-writes: a request that appended answers once its events are 
   const append = (stream: string, correlationId: string) =>
     eventStore.append(
       stream,
-      [{ id: globalThis.crypto.randomUUID(), type: 'ThingHappened', data: {}, metadata: { organization: 'o', actor: 'a', correlationId, causationId: correlationId } }],
+      [
+        {
+          id: globalThis.crypto.randomUUID(),
+          type: 'ThingHappened',
+          data: {},
+          metadata: { organization: 'o', actor: 'a', correlationId, causationId: correlationId },
+        },
+      ],
       'no_stream',
     );
   const things = () => readStore.collection('things').count({});
@@ -153,7 +160,18 @@ describe('read-your-writes: a request that appended answers once its events are 
     await serve(5000);
     expect(runner.generation('slow')).toBe(0);
     await append('thing-6', 'c');
-    const other = await eventStore.append('other-1', [{ id: globalThis.crypto.randomUUID(), type: 'SomethingElse', data: {}, metadata: { organization: 'o', actor: 'a', correlationId: 'c', causationId: 'c' } }], 'no_stream');
+    const other = await eventStore.append(
+      'other-1',
+      [
+        {
+          id: globalThis.crypto.randomUUID(),
+          type: 'SomethingElse',
+          data: {},
+          metadata: { organization: 'o', actor: 'a', correlationId: 'c', causationId: 'c' },
+        },
+      ],
+      'no_stream',
+    );
     expect(await runner.waitFor(other.position, 5000)).toBe(true);
     expect(runner.generation('slow')).toBe(1);
     expect(runner.generation('unknown')).toBe(0);

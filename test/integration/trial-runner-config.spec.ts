@@ -1,10 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import {
-  EMPTY_EXECUTION_CONFIG,
-  loadExecutionConfig,
-  parseExecutionConfig,
-} from '#modules/evals/execution/execution-config';
+import { EMPTY_EXECUTION_CONFIG, loadExecutionConfig, parseExecutionConfig } from '#modules/evals/execution/execution-config';
 import { renderTemplate } from '#modules/evals/execution/harness/harness-driver';
 import { OutputCollector, Redactor, failureLine } from '#modules/evals/execution/output/captured-output';
 import { PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
@@ -16,7 +12,10 @@ describe('execution config', () => {
   it('loads a JSON file and fills defaults', () => {
     const file = path.join(dirs.make(), 'assay.json');
     const harness = { version: '2.0', run: 'agent -p {{prompt}}', install: 'echo {{model}}' };
-    writeFileSync(file, JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } }, allowUnsandboxed: true }));
+    writeFileSync(
+      file,
+      JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } }, allowUnsandboxed: true }),
+    );
     expect(loadExecutionConfig(file)).toEqual({
       harnesses: { harness_kind_4: { ...harness, env: {}, usage: null, authFailure: null } },
       sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
@@ -45,18 +44,33 @@ describe('execution config', () => {
     [{ harnesses: { harness_kind_1: { run: 'x' } } }, /harnesses\.harness_kind_1\.version: is required/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x {{task}}' } } }, /harnesses\.harness_kind_1\.run: unknown placeholder \{\{task\}\}/],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', timeout: 3 } } }, /harnesses\.harness_kind_1\.timeout: unknown key/],
-    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', authFailure: '401 (' } } }, /harnesses\.harness_kind_1\.authFailure: is not a valid regular expression/],
+    [
+      { harnesses: { harness_kind_1: { version: '1', run: 'x', authFailure: '401 (' } } },
+      /harnesses\.harness_kind_1\.authFailure: is not a valid regular expression/,
+    ],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { 'BAD-NAME': 'v' } } } }, /harnesses\.harness_kind_1\.env\.BAD-NAME: is not a valid/],
-    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'xml' } } } }, /harnesses\.harness_kind_1\.usage\.format: must be json-lines or regex/],
-    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '\\d+' } } } }, /usage\.inputTokens: needs a capture group/],
-    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '(' } } } }, /usage\.inputTokens: is not a valid regular expression/],
+    [
+      { harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'xml' } } } },
+      /harnesses\.harness_kind_1\.usage\.format: must be json-lines or regex/,
+    ],
+    [
+      { harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '\\d+' } } } },
+      /usage\.inputTokens: needs a capture group/,
+    ],
+    [
+      { harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex', inputTokens: '(' } } } },
+      /usage\.inputTokens: is not a valid regular expression/,
+    ],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', usage: { format: 'regex' } } } }, /harnesses\.harness_kind_1\.usage: names none of/],
     [{ sandboxes: { sandbox_kind_1: { driver: 'docker' } } }, /sandboxes\.sandbox_kind_1\.driver: must be one of bubblewrap, process/],
     [{ sandboxes: { local: { driver: 'process' } } }, /sandboxes\.local: unknown key; expected a sandbox kind/],
     [{ sandboxes: { sandbox_kind_1: { driver: 'process', network: 'yes' } } }, /sandboxes\.sandbox_kind_1\.network: must be true or false/],
     [{ defaultSandbox: 'vm' }, /defaultSandbox: must be one of/],
     [{ hiddenPaths: ['relative/key'] }, /hiddenPaths\[0\]: must be an absolute path/],
-    [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { PATH: '/opt/x' } } } }, /harnesses\.harness_kind_1\.env\.PATH: "PATH" is a reserved environment variable name/],
+    [
+      { harnesses: { harness_kind_1: { version: '1', run: 'x', env: { PATH: '/opt/x' } } } },
+      /harnesses\.harness_kind_1\.env\.PATH: "PATH" is a reserved environment variable name/,
+    ],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { LD_PRELOAD: 'x.so' } } } }, /env\.LD_PRELOAD: "LD_PRELOAD" is a reserved/],
     [{ limits: { processes: 0 } }, /limits\.processes: must be a whole number from 1 to 1048576/],
     [{ limits: { tmpMb: '8' } }, /limits\.tmpMb: must be a whole number/],
@@ -113,13 +127,15 @@ describe('templates and captured output', () => {
   });
 });
 
-describe('the runner and the operator\'s consent to unsandboxed trials', () => {
+describe("the runner and the operator's consent to unsandboxed trials", () => {
   it('voids a trial that would run as a plain process when the config does not allow it (a batch from other settings)', async () => {
     // Built as an object: parsing refuses this config at start, but a runner must not trust that.
     const config = { ...EMPTY_EXECUTION_CONFIG, sandboxes: { [PROCESS]: { driver: 'process' as const, network: null } } };
     const { runner } = testRunner(dirs, { config });
     const outcome = await runner.run(trialSpec({ sandbox: PROCESS }));
     expect(outcome).toMatchObject({ status: 'void', voidFields: ['sandbox'], serviceFault: false, trajectory: [] });
-    expect(outcome.failure).toBe('sandbox_kind_2 runs trials as plain processes (no isolation), which this server does not allow: set allowUnsandboxed: true in ASSAY_CONFIG');
+    expect(outcome.failure).toBe(
+      'sandbox_kind_2 runs trials as plain processes (no isolation), which this server does not allow: set allowUnsandboxed: true in ASSAY_CONFIG',
+    );
   });
 });

@@ -11,7 +11,8 @@ const SECRET = `root-only-${randomBytes(8).toString('hex')}`;
 const rootOnlyFile = `/etc/assay-test-${randomBytes(6).toString('hex')}`;
 const hostDirectory = `/var/tmp/assay-test-${randomBytes(6).toString('hex')}`;
 const asRoot = process.getuid?.() === 0;
-if (!asRoot) process.stderr.write('Skipping the root-only tests of trial-runner-privileges.spec.ts: trials get a user of their own only when the server runs as root\n');
+if (!asRoot)
+  process.stderr.write('Skipping the root-only tests of trial-runner-privileges.spec.ts: trials get a user of their own only when the server runs as root\n');
 
 afterAll(() => {
   dirs.removeAll();
@@ -128,7 +129,8 @@ describeWithBubblewrap('TrialRunner: reserved names never change how the sandbox
     const { runner } = testRunner(dirs);
     const env = { PATH: '/nonexistent', LD_PRELOAD: '/nonexistent/evil.so', ASSAY_HARNESS_API_KEY: 'connector-value', MY_SETTING: 'kept' };
     const profile = { run: 'echo ran > out.txt', env: { NODE_OPTIONS: '--require /nonexistent.js', HOME: '/nonexistent' } };
-    const verify = 'test "$PATH" != /nonexistent && test -z "$LD_PRELOAD" && test -z "$NODE_OPTIONS" && test "$HOME" != /nonexistent && test "$ASSAY_HARNESS_API_KEY" = connector-value && test "$MY_SETTING" = kept && node -e 0';
+    const verify =
+      'test "$PATH" != /nonexistent && test -z "$LD_PRELOAD" && test -z "$NODE_OPTIONS" && test "$HOME" != /nonexistent && test "$ASSAY_HARNESS_API_KEY" = connector-value && test "$MY_SETTING" = kept && node -e 0';
     const outcome = await runner.run(trialSpec({ sandbox: BUBBLEWRAP, env, profile, verify }));
     expect(outcome).toMatchObject({ status: 'passed', failure: null });
   });

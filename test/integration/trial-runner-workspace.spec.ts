@@ -27,7 +27,9 @@ describe('TrialRunner: workspace source', () => {
   const clonesAtTag = async (sandbox: string) => {
     const { url } = gitRepoWithTwoCommits(dirs);
     const { runner } = testRunner(dirs);
-    const outcome = await runner.run(trialSpec({ sandbox, source: { kind: 'repo', url, ref: 'v1' }, verify: 'grep -qx first version.txt && test ! -e added-later.txt' }));
+    const outcome = await runner.run(
+      trialSpec({ sandbox, source: { kind: 'repo', url, ref: 'v1' }, verify: 'grep -qx first version.txt && test ! -e added-later.txt' }),
+    );
     expect(outcome).toMatchObject({ status: 'passed', failure: null });
     expect(stepsStarting(outcome, 'git ').map((entry) => [entry.command, entry.exitCode])).toEqual([
       [`git clone --quiet -- '${url}' .`, 0],

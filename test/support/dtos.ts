@@ -10,6 +10,8 @@ export function loadServiceDtos(): Array<new () => object> {
     });
   return walk(path.resolve(__dirname, '../../src')).flatMap((file) =>
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loads every DTO file found on disk, synchronously, for the decorators to register
-    Object.values(require(file) as Record<string, unknown>).filter((value): value is new () => object => typeof value === 'function' && /Dto$/.test(value.name)),
+    Object.values(require(file) as Record<string, unknown>).filter(
+      (value): value is new () => object => typeof value === 'function' && /Dto$/.test(value.name),
+    ),
   );
 }

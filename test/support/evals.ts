@@ -18,12 +18,16 @@ export function startBody(overrides: Record<string, unknown> = {}): Record<strin
 /** Polls `evals.batches.get` until the batch is finished or failed. */
 export async function waitForBatch(api: ApiClient, batchId: string, timeoutMs = 60000): Promise<any> {
   let batch: any = null;
-  await waitUntil(async () => {
-    const answer = await api.call('evals.batches.get', { id: batchId });
-    if (answer.status !== 200) throw new Error(`evals.batches.get answered ${answer.status}: ${answer.text}`);
-    batch = answer.body;
-    return batch.status !== 'running';
-  }, timeoutMs, 100);
+  await waitUntil(
+    async () => {
+      const answer = await api.call('evals.batches.get', { id: batchId });
+      if (answer.status !== 200) throw new Error(`evals.batches.get answered ${answer.status}: ${answer.text}`);
+      batch = answer.body;
+      return batch.status !== 'running';
+    },
+    timeoutMs,
+    100,
+  );
   return batch;
 }
 
@@ -34,7 +38,12 @@ export function makeRepository(): { url: string; firstCommit: string } {
 
 /** The same repository, made in `dir` (a directory the test removes). */
 export function makeRepositoryIn(dir: string): { url: string; firstCommit: string } {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    }).trim();
   git('init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(dir, 'version.txt'), 'one\n');
   git('add', '.');

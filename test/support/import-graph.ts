@@ -19,7 +19,10 @@ export function readImportGraph(root: string): ImportGraph {
   const edges = new Map<string, string[]>();
   for (const file of sourceFiles(root)) {
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
-    edges.set(file, importedFiles.map((imported) => resolve(file, imported.fileName)));
+    edges.set(
+      file,
+      importedFiles.map((imported) => resolve(file, imported.fileName)),
+    );
   }
   return { edges };
 }

@@ -77,7 +77,9 @@ export async function startChild(env: Partial<Record<string, string>>): Promise<
   const url = `http://127.0.0.1:${port}`;
   await waitUntil(async () => {
     if (child.exitCode !== null) throw new Error(`The server exited at start:\n${output}`);
-    return await fetch(url + '/health').then((r) => r.ok).catch(() => false);
+    return await fetch(url + '/health')
+      .then((r) => r.ok)
+      .catch(() => false);
   }, 30000);
   return {
     child,

@@ -35,7 +35,10 @@ export const PROCESS = 'sandbox_kind_2';
  */
 export const TEST_CONSENT = { allowUnsandboxed: true, repositories: { allowLocal: true, allowPrivateHosts: true } };
 
-export function testRunner(dirs: TempDirs, options: Partial<TrialRunnerOptions> & { rawConfig?: Record<string, unknown> } = {}): { runner: TrialRunner; dataDir: string } {
+export function testRunner(
+  dirs: TempDirs,
+  options: Partial<TrialRunnerOptions> & { rawConfig?: Record<string, unknown> } = {},
+): { runner: TrialRunner; dataDir: string } {
   const dataDir = options.dataDir ?? dirs.make('assay-data-');
   const config = options.config ?? parseExecutionConfig({ ...TEST_CONSENT, ...(options.rawConfig ?? { sandboxes: TEST_SANDBOXES }) }, 'test config');
   // A root of the file's own, not the shared one in the system temporary directory, so nothing outlives the file.

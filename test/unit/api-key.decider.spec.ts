@@ -5,7 +5,14 @@ import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 const issue = (extra: Partial<Extract<ApiKeyCommand, { type: 'IssueApiKey' }>> = {}): ApiKeyCommand => ({
-  type: 'IssueApiKey', keyId: 'key_1', organization: 'acme', name: 'ci', permissions: ['evals:read'], keyHash: 'hash-1', now, ...extra,
+  type: 'IssueApiKey',
+  keyId: 'key_1',
+  organization: 'acme',
+  name: 'ci',
+  permissions: ['evals:read'],
+  keyHash: 'hash-1',
+  now,
+  ...extra,
 });
 const revoke = (organization = 'acme'): ApiKeyCommand => ({ type: 'RevokeApiKey', keyId: 'key_1', organization, now });
 const issued: ApiKeyEvent = {
@@ -24,8 +31,12 @@ describe('the API key decider', () => {
   });
 
   it('refuses another key under an id already taken with Conflict', () => {
-    given(apiKeyDecider, [issued]).when(issue({ keyHash: 'hash-2' })).thenThrows(Conflict, 'API key key_1 already exists.');
-    given(apiKeyDecider, [issued]).when(issue({ organization: 'other' })).thenThrows(Conflict, 'API key key_1 already exists.');
+    given(apiKeyDecider, [issued])
+      .when(issue({ keyHash: 'hash-2' }))
+      .thenThrows(Conflict, 'API key key_1 already exists.');
+    given(apiKeyDecider, [issued])
+      .when(issue({ organization: 'other' }))
+      .thenThrows(Conflict, 'API key key_1 already exists.');
   });
 
   it('revokes an active key, and revoking it again appends nothing', () => {

@@ -24,7 +24,7 @@ function edges(from: (file: string) => boolean, to: (target: string) => boolean)
 }
 
 describe('the layers point one way', () => {
-  it('no feature module imports the app\'s wiring', () => {
+  it("no feature module imports the app's wiring", () => {
     // Every file at the top of src/ is wiring (composition root, CLI, bootstrap), except the configuration's shape.
     const wiring = (target: string) => path.dirname(target) === SRC && target !== at('config.ts');
     expect(graph.edges.has(at('runtime.ts'))).toBe(true);
@@ -37,7 +37,8 @@ describe('the layers point one way', () => {
   });
 
   it('no infrastructure file imports a feature module or the wiring', () => {
-    const outside = (target: string) => target.startsWith(at('modules/')) || (path.isAbsolute(target) && path.dirname(target) === SRC && target !== at('config.ts'));
+    const outside = (target: string) =>
+      target.startsWith(at('modules/')) || (path.isAbsolute(target) && path.dirname(target) === SRC && target !== at('config.ts'));
     expect(edges((file) => file.startsWith(at('infrastructure/')), outside)).toEqual([]);
   });
 
@@ -56,7 +57,12 @@ describe('the trial runner is importable alone', () => {
     const allowed = (file: string) =>
       path.isAbsolute(file) ? allowedFolders.some((folder) => file.startsWith(folder)) : !file.startsWith('@nestjs/') && !serverPackages.includes(file);
     expect(reached.filter((file) => !allowed(file)).map(shown)).toEqual([]);
-    expect(edges((file) => file.startsWith(EXECUTION), (target) => target.startsWith(at('modules/evals/orchestration/')))).toEqual([]);
+    expect(
+      edges(
+        (file) => file.startsWith(EXECUTION),
+        (target) => target.startsWith(at('modules/evals/orchestration/')),
+      ),
+    ).toEqual([]);
   });
 
   it('the orchestration reaches the runner only through its port and its public face', () => {

@@ -7,7 +7,16 @@ const now = new Date('2026-01-01T00:00:00.000Z');
 const at = now.toISOString();
 const ref = { organization: 'acme', connectionId: 'con_1' };
 const add = (scope: 'organization' | 'personal' = 'organization'): AddConnector => ({
-  type: 'AddConnector', ...ref, integrationId: 'github', authMethodId: 'token', name: 'GitHub', scope, owner: 'key_1', isDefault: true, sealedValues: 'sealed', now,
+  type: 'AddConnector',
+  ...ref,
+  integrationId: 'github',
+  authMethodId: 'token',
+  name: 'GitHub',
+  scope,
+  owner: 'key_1',
+  isDefault: true,
+  sealedValues: 'sealed',
+  now,
 });
 const added = (scope: 'organization' | 'personal' = 'organization'): ConnectorEvent => {
   const { type: _type, now: _now, ...data } = add(scope);
@@ -25,12 +34,16 @@ describe('the connector decider', () => {
     given(connectorDecider, [added()]).when(add()).thenThrows(Conflict, 'Connection con_1 already exists.');
   });
 
-  it('removes a visible connection; a removed one, another organization\'s or another owner\'s personal one is NotFound', () => {
+  it("removes a visible connection; a removed one, another organization's or another owner's personal one is NotFound", () => {
     given(connectorDecider, [added()]).when(remove('key_2')).then([removed]);
     given(connectorDecider, [added(), removed]).when(remove()).thenThrows(NotFound, 'Connection "con_1" does not exist.');
     given(connectorDecider, [added()]).when(remove('key_1', 'other')).thenThrows(NotFound, 'Connection "con_1" does not exist.');
-    given(connectorDecider, [added('personal')]).when(remove('key_2')).thenThrows(NotFound, 'Connection "con_1" does not exist.');
-    given(connectorDecider, [added('personal')]).when(remove('key_1')).then([removed]);
+    given(connectorDecider, [added('personal')])
+      .when(remove('key_2'))
+      .thenThrows(NotFound, 'Connection "con_1" does not exist.');
+    given(connectorDecider, [added('personal')])
+      .when(remove('key_1'))
+      .then([removed]);
   });
 
   it('records a use, and marks the connection invalid once when the trial failed to authenticate', () => {

@@ -1,7 +1,20 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import type { DecodeIssue } from '#infrastructure/http/decode/decode-issues';
-import { getMetadataStorage, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, registerDecorator, ValidateNested, validateSync } from 'class-validator';
+import {
+  getMetadataStorage,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidateNested,
+  validateSync,
+} from 'class-validator';
 import { bodyShapeIssues, MAX_BODY_DEPTH } from '#infrastructure/http/decode/body-shape';
 import { DecodePipe, ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { passesFlatValidation } from '#infrastructure/http/decode/fast-validation';
@@ -22,11 +35,41 @@ class StrictFixture {
 
 /** Values at and past the usual bounds, and of every JSON type. */
 const VALUES: unknown[] = [
-  undefined, null, true, 0, 1, -1, 1.5, 1_000_000, 1_000_001, '', 'a', 'b', 'c', 'abcde', 'abcdef', 'two-words', 'Two', 'x'.repeat(100), 'x'.repeat(101),
-  'x'.repeat(200), 'x'.repeat(201), 'harness_kind_1', 'command', [], ['a'], {}, { a: 1 },
+  undefined,
+  null,
+  true,
+  0,
+  1,
+  -1,
+  1.5,
+  1_000_000,
+  1_000_001,
+  '',
+  'a',
+  'b',
+  'c',
+  'abcde',
+  'abcdef',
+  'two-words',
+  'Two',
+  'x'.repeat(100),
+  'x'.repeat(101),
+  'x'.repeat(200),
+  'x'.repeat(201),
+  'harness_kind_1',
+  'command',
+  [],
+  ['a'],
+  {},
+  { a: 1 },
 ];
 
-const OPTIONS = (strict: boolean) => ({ whitelist: true, forbidNonWhitelisted: strict, forbidUnknownValues: false, validationError: { target: false, value: true } });
+const OPTIONS = (strict: boolean) => ({
+  whitelist: true,
+  forbidNonWhitelisted: strict,
+  forbidUnknownValues: false,
+  validationError: { target: false, value: true },
+});
 
 /** The fast verdict and class-validator's, each on its own fresh instance of the body. */
 function verdicts(dto: new () => object, body: Record<string, unknown>, strict: boolean) {
@@ -42,7 +85,13 @@ function verdicts(dto: new () => object, body: Record<string, unknown>, strict: 
  * replaced by every value in turn (undefined: left out), and with an unknown property.
  */
 function bodiesFor(dto: new () => object): Array<Record<string, unknown>> {
-  const properties = [...new Set(getMetadataStorage().getTargetValidationMetadatas(dto, undefined as unknown as string, false, false).map((m) => m.propertyName))];
+  const properties = [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(dto, undefined as unknown as string, false, false)
+        .map((m) => m.propertyName),
+    ),
+  ];
   const good: Record<string, unknown> = {};
   for (const property of properties) {
     const accepted = VALUES.find((value) => {
@@ -122,7 +171,7 @@ describe('instances of the DTOs', () => {
     @IsOptional() @IsInt() limit: number = 20;
   }
 
-  it('copies a plain DTO\'s body onto a new instance, keeping the defaults the body leaves out', () => {
+  it("copies a plain DTO's body onto a new instance, keeping the defaults the body leaves out", () => {
     const decoded = instantiate(RunsFixture, { caseId: 'a' });
     expect(decoded).toBeInstanceOf(RunsFixture);
     // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the copy drops the prototype on purpose: it compares the instance's own properties
@@ -167,11 +216,16 @@ describe('the shape a body must have before any schema', () => {
 
   it(`takes ${MAX_BODY_DEPTH} levels of nesting and refuses ${MAX_BODY_DEPTH + 1}, where the excess starts`, () => {
     expect(bodyShapeIssues(chain(MAX_BODY_DEPTH))).toEqual([]);
-    expect(bodyShapeIssues(chain(MAX_BODY_DEPTH + 1))).toEqual([{ _tag: 'Refinement', path: Array(MAX_BODY_DEPTH).fill('next'), message: expect.stringContaining(`${MAX_BODY_DEPTH}`) }]);
+    expect(bodyShapeIssues(chain(MAX_BODY_DEPTH + 1))).toEqual([
+      { _tag: 'Refinement', path: Array(MAX_BODY_DEPTH).fill('next'), message: expect.stringContaining(`${MAX_BODY_DEPTH}`) },
+    ]);
   });
 
   it('finds reserved keys in arrays and objects, and passes their look-alikes', () => {
     const body = JSON.parse('{"a":[{"b":1},{"constructor":2}],"c":{"__proto__":{}},"constructors":1,"proto":"__proto__"}');
-    expect(bodyShapeIssues(body).map((issue) => issue.path)).toEqual([['a', 1, 'constructor'], ['c', '__proto__']]);
+    expect(bodyShapeIssues(body).map((issue) => issue.path)).toEqual([
+      ['a', 1, 'constructor'],
+      ['c', '__proto__'],
+    ]);
   });
 });

@@ -70,7 +70,9 @@ describe('unions told apart by kind', () => {
     const { StartBatchDto } = await import('#modules/evals/batches/start-batch/start-batch.dto');
     const { startBody } = await import('../support/evals');
     const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'robot', extra: 1 } }] });
-    expect(await issuesOf(StartBatchDto, body)).toEqual([{ _tag: 'Composite', path: ['cases', 0, 'user'], message: expect.stringContaining('actual an object with kind "robot"') }]);
+    expect(await issuesOf(StartBatchDto, body)).toEqual([
+      { _tag: 'Composite', path: ['cases', 0, 'user'], message: expect.stringContaining('actual an object with kind "robot"') },
+    ]);
   });
 
   it('validates a matching member with its own fields at their paths', async () => {

@@ -9,12 +9,17 @@ import { given } from '../support/decider-spec';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 const taken = (batchId: string): BatchSlotEvent => ({ type: 'BatchSlotTaken', data: { organization: 'o', batchId, takenAt: now.toISOString() } });
-const released = (batchId: string): BatchSlotEvent => ({ type: 'BatchSlotReleased', data: { organization: 'o', batchId, releasedAt: now.toISOString(), reason: 'the batch ended' } });
+const released = (batchId: string): BatchSlotEvent => ({
+  type: 'BatchSlotReleased',
+  data: { organization: 'o', batchId, releasedAt: now.toISOString(), reason: 'the batch ended' },
+});
 const take = (batchId: string) => ({ type: 'TakeSlot' as const, organization: 'o', batchId, now });
 
 describe('the batch slots decider: the rule of three', () => {
   it('takes a slot while fewer than three are held', () => {
-    given(batchSlotsDecider, [taken('a'), taken('b')]).when(take('c')).then([taken('c')]);
+    given(batchSlotsDecider, [taken('a'), taken('b')])
+      .when(take('c'))
+      .then([taken('c')]);
   });
 
   it('refuses a fourth with the message that says to wait', () => {
@@ -24,41 +29,78 @@ describe('the batch slots decider: the rule of three', () => {
   });
 
   it('admits again once a slot was released, and releasing twice appends nothing', () => {
-    given(batchSlotsDecider, [taken('a'), taken('b'), taken('c'), released('b')]).when(take('d')).then([taken('d')]);
+    given(batchSlotsDecider, [taken('a'), taken('b'), taken('c'), released('b')])
+      .when(take('d'))
+      .then([taken('d')]);
     given(batchSlotsDecider, [taken('a'), released('a')])
       .when({ type: 'ReleaseSlot', organization: 'o', batchId: 'a', reason: 'x', now })
       .then([]);
   });
 
   it('taking a slot a batch already holds appends nothing', () => {
-    given(batchSlotsDecider, [taken('a')]).when(take('a')).then([]);
+    given(batchSlotsDecider, [taken('a')])
+      .when(take('a'))
+      .then([]);
   });
 });
 
 describe('the case decider: versions only on a change', () => {
   const suite: EvalSuite = { id: 's', name: 's', prompt: 'Do {{task}}', source: null };
   const evalCase = (task: string, verify = 'true'): EvalCase => ({
-    id: 'c', name: 'c', cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null,
-    tags: [], variables: { task }, validator: null, verify,
+    id: 'c',
+    name: 'c',
+    cache: null,
+    maxTurns: null,
+    timeoutMs: null,
+    user: null,
+    prepare: null,
+    source: null,
+    tags: [],
+    variables: { task },
+    validator: null,
+    verify,
   });
   const record = (definition: EvalCase) => ({
-    type: 'RecordCaseRun' as const, organization: 'o', suiteId: 's', definition, parts: definitionParts(suite, definition), variants: [], author: 'me', now,
+    type: 'RecordCaseRun' as const,
+    organization: 'o',
+    suiteId: 's',
+    definition,
+    parts: definitionParts(suite, definition),
+    variants: [],
+    author: 'me',
+    now,
   });
   const version = (definition: EvalCase, changes: string[]): CaseEvent => ({
     type: 'CaseVersionAppended',
-    data: { organization: 'o', caseId: 'c', suiteId: 's', definition, parts: definitionParts(suite, definition), definitionHash: definitionHash(definitionParts(suite, definition)), changes, author: 'me', createdAt: now.toISOString() },
+    data: {
+      organization: 'o',
+      caseId: 'c',
+      suiteId: 's',
+      definition,
+      parts: definitionParts(suite, definition),
+      definitionHash: definitionHash(definitionParts(suite, definition)),
+      changes,
+      author: 'me',
+      createdAt: now.toISOString(),
+    },
   });
 
   it('appends a first version with no changes', () => {
-    given(caseDecider, []).when(record(evalCase('a'))).then([version(evalCase('a'), [])]);
+    given(caseDecider, [])
+      .when(record(evalCase('a')))
+      .then([version(evalCase('a'), [])]);
   });
 
   it('appends nothing for the same definition', () => {
-    given(caseDecider, [version(evalCase('a'), [])]).when(record(evalCase('a'))).then([]);
+    given(caseDecider, [version(evalCase('a'), [])])
+      .when(record(evalCase('a')))
+      .then([]);
   });
 
   it('names the parts that changed', () => {
-    given(caseDecider, [version(evalCase('a'), [])]).when(record(evalCase('b', 'false'))).then([version(evalCase('b', 'false'), ['prompt', 'verifier'])]);
+    given(caseDecider, [version(evalCase('a'), [])])
+      .when(record(evalCase('b', 'false')))
+      .then([version(evalCase('b', 'false'), ['prompt', 'verifier'])]);
   });
 
   const variant = (model: string): VariantDefinition => ({ harness: 'command', model, profile: { run: 'true' }, sandbox: null, credentials: null });
@@ -69,9 +111,15 @@ describe('the case decider: versions only on a change', () => {
   });
 
   it('defines a variant when first seen or changed, and appends nothing for one already defined alike', () => {
-    given(caseDecider, [version(evalCase('a'), [])]).when(onVariant('m1')).then([variantDefined('m1')]);
-    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')]).when(onVariant('m1')).then([]);
-    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')]).when(onVariant('m2')).then([variantDefined('m2')]);
+    given(caseDecider, [version(evalCase('a'), [])])
+      .when(onVariant('m1'))
+      .then([variantDefined('m1')]);
+    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')])
+      .when(onVariant('m1'))
+      .then([]);
+    given(caseDecider, [version(evalCase('a'), []), variantDefined('m1')])
+      .when(onVariant('m2'))
+      .then([variantDefined('m2')]);
   });
 });
 
@@ -85,7 +133,12 @@ describe('the trial scheduler', () => {
       order.push(trialId);
       running += 1;
       peak = Math.max(peak, running);
-      return new Promise<void>((resolve) => finishers.push(() => { running -= 1; resolve(); }));
+      return new Promise<void>((resolve) =>
+        finishers.push(() => {
+          running -= 1;
+          resolve();
+        }),
+      );
     });
     for (const id of ['a1', 'a2', 'a3', 'a4']) scheduler.enqueue('A', id);
     for (const id of ['b1', 'b2']) scheduler.enqueue('B', id);

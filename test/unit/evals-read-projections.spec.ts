@@ -15,30 +15,86 @@ import { allProjections } from '../../src/projections';
 const ORG = 'acme';
 const VARIANT: VariantDefinition = { harness: 'command', model: 'm', profile: { run: 'true' }, sandbox: null, credentials: null };
 const definition = (name: string, tags: string[]): EvalCase => ({
-  id: 'c1', name, cache: null, maxTurns: null, timeoutMs: null, user: null, prepare: null, source: null, tags, variables: {}, validator: null, verify: 'true',
+  id: 'c1',
+  name,
+  cache: null,
+  maxTurns: null,
+  timeoutMs: null,
+  user: null,
+  prepare: null,
+  source: null,
+  tags,
+  variables: {},
+  validator: null,
+  verify: 'true',
 });
 
 function batchStarted(batchId: string, runId: string, startedAt: string, evalCase: EvalCase): BatchStarted['data'] {
   const run: PlannedRun = {
-    runId, caseId: 'c1', caseName: evalCase.name, variantId: 'var_1', variant: VARIANT, userModel: null, definitionHash: 'h1', profileVersion: null,
-    trialIds: [`${runId}-t1`], setup: { prepare: null, prompt: `prompt of ${batchId}`, source: { kind: 'empty' }, validator: null, verify: 'true', validatorFiles: [] },
-    timeoutMs: 1000, tags: evalCase.tags,
+    runId,
+    caseId: 'c1',
+    caseName: evalCase.name,
+    variantId: 'var_1',
+    variant: VARIANT,
+    userModel: null,
+    definitionHash: 'h1',
+    profileVersion: null,
+    trialIds: [`${runId}-t1`],
+    setup: { prepare: null, prompt: `prompt of ${batchId}`, source: { kind: 'empty' }, validator: null, verify: 'true', validatorFiles: [] },
+    timeoutMs: 1000,
+    tags: evalCase.tags,
   };
   return {
-    batchId, organization: ORG, startedAt, trigger: { source: 'api', url: null }, checksIn: false, trials: 1,
-    suite: { id: 's1', name: `Suite of ${batchId}`, prompt: 'p', source: null }, cases: [evalCase], runs: [run], author: 'me', idempotencyKey: null,
+    batchId,
+    organization: ORG,
+    startedAt,
+    trigger: { source: 'api', url: null },
+    checksIn: false,
+    trials: 1,
+    suite: { id: 's1', name: `Suite of ${batchId}`, prompt: 'p', source: null },
+    cases: [evalCase],
+    runs: [run],
+    author: 'me',
+    idempotencyKey: null,
   };
 }
 
 const scored = (runId: string, batchId: string, status: 'passed' | 'failed') => ({
-  trialId: `${runId}-t1`, runId, batchId, organization: ORG, status, finishedAt: '2025-01-01T00:10:00.000Z', exitCode: 0, timed: false, modelMs: 0,
-  sandboxMs: 1, sandboxId: null, filesChanged: [], artifacts: [], usage: null, costs: emptyCosts(), harnessVersion: null,
+  trialId: `${runId}-t1`,
+  runId,
+  batchId,
+  organization: ORG,
+  status,
+  finishedAt: '2025-01-01T00:10:00.000Z',
+  exitCode: 0,
+  timed: false,
+  modelMs: 0,
+  sandboxMs: 1,
+  sandboxId: null,
+  filesChanged: [],
+  artifacts: [],
+  usage: null,
+  costs: emptyCosts(),
+  harnessVersion: null,
 });
 
 /** Two starts whose events arrive out of their startedAt order, then verdicts for both runs. */
 function log(): RecordedEvent[] {
   const events: Array<[string, unknown]> = [
-    ['CaseVersionAppended', { organization: ORG, caseId: 'c1', suiteId: 's1', definition: definition('First', ['a']), parts: [], definitionHash: 'h1', changes: [], author: 'me', createdAt: '2025-01-01T00:00:00.000Z' }],
+    [
+      'CaseVersionAppended',
+      {
+        organization: ORG,
+        caseId: 'c1',
+        suiteId: 's1',
+        definition: definition('First', ['a']),
+        parts: [],
+        definitionHash: 'h1',
+        changes: [],
+        author: 'me',
+        createdAt: '2025-01-01T00:00:00.000Z',
+      },
+    ],
     ['CaseVariantDefined', { organization: ORG, caseId: 'c1', variantId: 'var_1', variant: VARIANT, userModel: null, definedAt: '2025-01-01T00:00:00.000Z' }],
     ['SuiteDefined', { organization: ORG, suite: { id: 's1', name: 'Defined', prompt: 'p', source: null }, definedAt: '2025-01-01T00:00:00.000Z' }],
     ['BatchStarted', batchStarted('bat_2', 'run_2', '2025-01-01T00:02:00.000Z', definition('Newest', ['a', 'n']))],
@@ -47,8 +103,14 @@ function log(): RecordedEvent[] {
     ['TrialScored', scored('run_2', 'bat_2', 'failed')],
   ];
   return events.map(([type, data], index) => ({
-    id: `e${index}`, type, data, metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
-    streamName: `s-${index}`, revision: 0, position: (index + 1) * 10, createdAt: '2025-01-01T00:00:00.000Z',
+    id: `e${index}`,
+    type,
+    data,
+    metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
+    streamName: `s-${index}`,
+    revision: 0,
+    position: (index + 1) * 10,
+    createdAt: '2025-01-01T00:00:00.000Z',
   }));
 }
 
@@ -74,9 +136,20 @@ describe('case and suite projections', () => {
     expect(document.setup!.prompt).toBe('prompt of bat_2');
     expect(document.versions).toHaveLength(1);
     expect(document.variants).toHaveLength(1);
-    expect(document.variants[0]).toMatchObject({ runs: 2, lastRunId: 'run_2', status: 'running', distribution: { trials: 1, scored: 1, failed: 1, passed: 0 } });
+    expect(document.variants[0]).toMatchObject({
+      runs: 2,
+      lastRunId: 'run_2',
+      status: 'running',
+      distribution: { trials: 1, scored: 1, failed: 1, passed: 0 },
+    });
     const [tags] = await store.collection(CASE_TAGS).find({});
-    expect(tags).toMatchObject({ _id: ORG, tags: [{ tag: 'a', cases: 1 }, { tag: 'n', cases: 1 }] });
+    expect(tags).toMatchObject({
+      _id: ORG,
+      tags: [
+        { tag: 'a', cases: 1 },
+        { tag: 'n', cases: 1 },
+      ],
+    });
     const [suite] = await store.collection<SuiteDocument>(SUITES).find({});
     expect(suite).toMatchObject({ suiteId: 's1', name: 'Suite of bat_2', lastBatchId: 'bat_2', definition: { prompt: 'p', source: null } });
   });
@@ -96,19 +169,48 @@ describe('replaying a log stored before timeouts were scored and empty rates wer
   function oldLog(): RecordedEvent[] {
     const { status: _status, ...result } = scored('run_1', 'bat_1', 'failed');
     const timedOut = { ...result, exitCode: null, timed: true, failure: 'timed out after 1000 ms', voidFields: ['harness'], serviceFault: false };
-    const distribution = { trials: 1, passed: 0, failed: 0, scored: 0, voided: 1, passRate: 0, commandMin: 0, commandMedian: 0, commandMax: 0, deterministic: false };
+    const distribution = {
+      trials: 1,
+      passed: 0,
+      failed: 0,
+      scored: 0,
+      voided: 1,
+      passRate: 0,
+      commandMin: 0,
+      commandMedian: 0,
+      commandMax: 0,
+      deterministic: false,
+    };
     const events: Array<[string, unknown]> = [
       ['BatchStarted', batchStarted('bat_1', 'run_1', '2025-01-01T00:01:00.000Z', definition('Old', []))],
       ['TrialVoided', timedOut],
-      ['RunFinished', { runId: 'run_1', batchId: 'bat_1', organization: ORG, status: 'finished', failure: null, distribution, costs: emptyCosts(), finishedAt: '2025-01-01T00:10:00.000Z' }],
+      [
+        'RunFinished',
+        {
+          runId: 'run_1',
+          batchId: 'bat_1',
+          organization: ORG,
+          status: 'finished',
+          failure: null,
+          distribution,
+          costs: emptyCosts(),
+          finishedAt: '2025-01-01T00:10:00.000Z',
+        },
+      ],
     ];
     return events.map(([type, data], index) => ({
-      id: `o${index}`, type, data, metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
-      streamName: `s-${index}`, revision: 0, position: (index + 1) * 10, createdAt: '2025-01-01T00:00:00.000Z',
+      id: `o${index}`,
+      type,
+      data,
+      metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
+      streamName: `s-${index}`,
+      revision: 0,
+      position: (index + 1) * 10,
+      createdAt: '2025-01-01T00:00:00.000Z',
     }));
   }
 
-  it('keeps the old timed-out trial void as recorded, and reads its run\'s rates as null', async () => {
+  it("keeps the old timed-out trial void as recorded, and reads its run's rates as null", async () => {
     const store = await project(oldLog(), 2);
     const [run] = await store.collection<RunDocument>(RUNS).find({});
     expect(run.trials[0]).toMatchObject({ status: 'void', timed: true, failure: 'timed out after 1000 ms', voidFields: ['harness'] });
@@ -125,16 +227,33 @@ describe('the run projection: the sandbox driver that ran a run', () => {
     second.data = { ...(second.data as object), sandboxDriver: 'process' };
     for (const times of [1, 2]) {
       const runs = await (await project(events, times)).collection<RunDocument>(RUNS).find({}, { sort: { _id: 1 } });
-      expect(runs.map((run) => [run._id, run.sandbox])).toEqual([['run_1', null], ['run_2', 'process']]);
+      expect(runs.map((run) => [run._id, run.sandbox])).toEqual([
+        ['run_1', null],
+        ['run_2', 'process'],
+      ]);
     }
   });
 });
 
 describe('the case projection folds the runs it shows itself', () => {
   const ref = (runId: string) => ({ trialId: `${runId}-t1`, runId, batchId: runId.replace('run', 'bat'), organization: ORG });
-  const command = (exitCode: number) => ({ _tag: 'command', command: 'ls', exitCode, startedAtMillis: 0, finishedAtMillis: 1, output: '', outputTruncated: false });
+  const command = (exitCode: number) => ({
+    _tag: 'command',
+    command: 'ls',
+    exitCode,
+    startedAtMillis: 0,
+    finishedAtMillis: 1,
+    output: '',
+    outputTruncated: false,
+  });
   const finished = {
-    runId: 'run_2', batchId: 'bat_2', organization: ORG, status: 'finished', failure: null, costs: emptyCosts(), finishedAt: '2025-01-01T00:11:00.000Z',
+    runId: 'run_2',
+    batchId: 'bat_2',
+    organization: ORG,
+    status: 'finished',
+    failure: null,
+    costs: emptyCosts(),
+    finishedAt: '2025-01-01T00:11:00.000Z',
     distribution: { trials: 1, passed: 0, failed: 1, scored: 1, voided: 0, passRate: 0, commandMin: 2, commandMedian: 2, commandMax: 2, deterministic: false },
   };
 
@@ -148,7 +267,12 @@ describe('the case projection folds the runs it shows itself', () => {
       ['TrialCommandRecorded', { ...ref('run_2'), entry: command(1) }],
     ];
     const progress = (type: string, data: unknown): RecordedEvent => ({ ...events[0], id: `p-${type}`, type, data });
-    const all = [...events.slice(0, verdict), ...before.map(([type, data]) => progress(type, data)), ...events.slice(verdict), progress('RunFinished', finished)];
+    const all = [
+      ...events.slice(0, verdict),
+      ...before.map(([type, data]) => progress(type, data)),
+      ...events.slice(verdict),
+      progress('RunFinished', finished),
+    ];
     return all.map((event, index) => ({ ...event, id: `${event.id}-${index}`, position: (index + 1) * 10 }));
   }
 

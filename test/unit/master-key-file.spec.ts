@@ -23,7 +23,7 @@ describe('the master key file', () => {
     expect(lines.join('\n')).not.toContain(config.masterKey!.toString('base64'));
   });
 
-  it('is moved from where older releases kept it, with a pending rotation\'s next key', () => {
+  it("is moved from where older releases kept it, with a pending rotation's next key", () => {
     const dataDir = dirs.make('assay-data-');
     const [key, next] = [generateMasterKey(), generateMasterKey()];
     fs.writeFileSync(path.join(dataDir, 'master.key'), key.toString('base64') + '\n', { mode: 0o644 });

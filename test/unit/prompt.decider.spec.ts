@@ -56,7 +56,16 @@ describe('prompt decider', () => {
       .then([
         {
           type: 'PromptVersionAppended',
-          data: { ...where, version: 3, content: 'Hello {{name}}', name: 'support/greeting', author: 'release-bot', authorId: 'key_1', message: 'friendlier', createdAt: T1 },
+          data: {
+            ...where,
+            version: 3,
+            content: 'Hello {{name}}',
+            name: 'support/greeting',
+            author: 'release-bot',
+            authorId: 'key_1',
+            message: 'friendlier',
+            createdAt: T1,
+          },
         },
       ]);
     const renamed = given(promptDecider, [appended(1, { name: 'Greeting' })]);
@@ -67,37 +76,56 @@ describe('prompt decider', () => {
   it('publishes: the append and the production move in one decision', () => {
     given(promptDecider, [appended(1), promoted('production', null, 1)])
       .when(append({ publish: true, now: new Date(T2) }))
-      .then([expect.objectContaining({ type: 'PromptVersionAppended', data: expect.objectContaining({ version: 2, createdAt: T2 }) }), promoted('production', 1, 2, T2)]);
+      .then([
+        expect.objectContaining({ type: 'PromptVersionAppended', data: expect.objectContaining({ version: 2, createdAt: T2 }) }),
+        promoted('production', 1, 2, T2),
+      ]);
   });
 
   it('promotes a channel, recording where it came from', () => {
-    given(promptDecider, [appended(1), appended(2)]).when(promote('staging', 2)).then([promoted('staging', null, 2)]);
-    given(promptDecider, [appended(1), appended(2), promoted('staging', null, 2)]).when(promote('staging', 1)).then([promoted('staging', 2, 1)]);
+    given(promptDecider, [appended(1), appended(2)])
+      .when(promote('staging', 2))
+      .then([promoted('staging', null, 2)]);
+    given(promptDecider, [appended(1), appended(2), promoted('staging', null, 2)])
+      .when(promote('staging', 1))
+      .then([promoted('staging', 2, 1)]);
   });
 
   it('decides nothing when the channel already points at the version', () => {
-    given(promptDecider, [appended(1), promoted('production', null, 1)]).when(promote('production', 1)).then([]);
+    given(promptDecider, [appended(1), promoted('production', null, 1)])
+      .when(promote('production', 1))
+      .then([]);
   });
 
   it('treats a channel named like an Object member as any other channel', () => {
-    given(promptDecider, [appended(1)]).when(promote('constructor', 1)).then([promoted('constructor', null, 1)]);
-    given(promptDecider, [appended(1), promoted('constructor', null, 1)]).when(promote('constructor', 1)).then([]);
+    given(promptDecider, [appended(1)])
+      .when(promote('constructor', 1))
+      .then([promoted('constructor', null, 1)]);
+    given(promptDecider, [appended(1), promoted('constructor', null, 1)])
+      .when(promote('constructor', 1))
+      .then([]);
   });
 
   it('refuses a prompt or a version that does not exist with NotFound', () => {
     given(promptDecider, []).when(promote('production', 1)).thenThrows(NotFound, 'Prompt "support/greeting" does not exist.');
-    given(promptDecider, [appended(1), appended(2)]).when(promote('production', 3)).thenThrows(NotFound, 'Version 3 of "support/greeting" does not exist');
+    given(promptDecider, [appended(1), appended(2)])
+      .when(promote('production', 3))
+      .thenThrows(NotFound, 'Version 3 of "support/greeting" does not exist');
   });
 
   it('refuses to promote the derived channel latest with Conflict', () => {
-    given(promptDecider, [appended(1), appended(2)]).when(promote('latest', 1)).thenThrows(Conflict, /"latest" is derived/);
+    given(promptDecider, [appended(1), appended(2)])
+      .when(promote('latest', 1))
+      .thenThrows(Conflict, /"latest" is derived/);
   });
 
   it('never records a time before the stream last one, so `at` reads a prefix of the history', () => {
     given(promptDecider, [appended(1, { createdAt: T2 })])
       .when(append({ now: new Date(T1) }))
       .then([expect.objectContaining({ data: expect.objectContaining({ version: 2, createdAt: T2 }) })]);
-    given(promptDecider, [appended(1), appended(2), promoted('production', null, 1, T2)]).when(promote('production', 2, T1)).then([promoted('production', 1, 2, T2)]);
+    given(promptDecider, [appended(1), appended(2), promoted('production', null, 1, T2)])
+      .when(promote('production', 2, T1))
+      .then([promoted('production', 1, 2, T2)]);
   });
 
   it('folds the stream into the highest version, the name and the channel pointers', () => {

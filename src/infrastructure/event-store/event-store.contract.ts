@@ -176,9 +176,7 @@ function appendSpecs(subject: Subject): void {
     it('lets exactly one of several concurrent appends at the same revision succeed', async () => {
       const stream = uniqueStream('race');
       await subject.store.append(stream, newEvents(1), 'no_stream');
-      const attempts = await Promise.allSettled(
-        Array.from({ length: 10 }, () => subject.store.append(stream, newEvents(1), 0)),
-      );
+      const attempts = await Promise.allSettled(Array.from({ length: 10 }, () => subject.store.append(stream, newEvents(1), 0)));
       const rejected = attempts.filter((attempt) => attempt.status === 'rejected');
       expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
       rejected.forEach((attempt) => expect(attempt.reason).toBeInstanceOf(WrongExpectedVersion));
@@ -209,11 +207,7 @@ function positionSpecs(subject: Subject): void {
       const all = await subject.store.readAll({ after: head });
       expectStrictlyIncreasing(all.map((event) => event.position));
       const stored = ofStream(all, first);
-      expect(stored.map((event) => event.position)).toEqual([
-        expect.any(Number),
-        results[0].position,
-        results[2].position,
-      ]);
+      expect(stored.map((event) => event.position)).toEqual([expect.any(Number), results[0].position, results[2].position]);
       expect(ofStream(all, second)[0].position).toBe(results[1].position);
     });
 
@@ -252,8 +246,7 @@ function idempotencySpecs(subject: Subject): void {
       const stream = uniqueStream('partial');
       const [first, second] = newEvents(2);
       await subject.store.append(stream, [first, second], 'no_stream');
-      const partly = (repeated: NewEvent, expected: ExpectedRevision) =>
-        subject.store.append(stream, [repeated, newEvent()], expected);
+      const partly = (repeated: NewEvent, expected: ExpectedRevision) => subject.store.append(stream, [repeated, newEvent()], expected);
       await expect(partly(first, 'any')).rejects.toBeInstanceOf(IdempotencyViolation);
       await expect(partly(second, 1)).rejects.toBeInstanceOf(IdempotencyViolation);
       expect(await subject.store.readStream(stream)).toHaveLength(2);
@@ -272,8 +265,7 @@ function streamReadSpecs(subject: Subject): void {
       const stream = uniqueStream('read_stream');
       const batch = newEvents(5);
       await subject.store.append(stream, batch, 'no_stream');
-      const readIds = async (options?: ReadStreamOptions) =>
-        (await subject.store.readStream(stream, options)).map((event) => event.id);
+      const readIds = async (options?: ReadStreamOptions) => (await subject.store.readStream(stream, options)).map((event) => event.id);
       expect(await readIds()).toEqual(idsAt(batch, [0, 1, 2, 3, 4]));
       expect(await readIds({ fromRevision: 2 })).toEqual(idsAt(batch, [2, 3, 4]));
       expect(await readIds({ fromRevision: 1, maxCount: 2 })).toEqual(idsAt(batch, [1, 2]));
@@ -424,7 +416,6 @@ function secondStoreSpecs(subject: Subject): void {
     });
   });
 }
-
 
 function idsAt(batch: NewEvent[], indexes: number[]): string[] {
   return indexes.map((index) => batch[index].id);

@@ -2,14 +2,7 @@ import { Decider, foldEvents } from '#shared/decider';
 import type { DomainEvent } from '#shared/domain-event';
 import { Conflict } from '#shared/errors';
 import { derivedEventId, newEventId } from '#shared/ids';
-import {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  RecordedEvent,
-  WrongExpectedVersion,
-} from './event-store.port';
+import { AppendResult, EventMetadata, EventStore, ExpectedRevision, RecordedEvent, WrongExpectedVersion } from './event-store.port';
 
 export type { DomainEvent } from '#shared/domain-event';
 

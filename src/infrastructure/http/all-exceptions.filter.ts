@@ -17,12 +17,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-export function sendError(
-  logger: JsonLogger,
-  exception: unknown,
-  request: FastifyRequest & Partial<AssayRequest>,
-  reply: FastifyReply,
-): void {
+export function sendError(logger: JsonLogger, exception: unknown, request: FastifyRequest & Partial<AssayRequest>, reply: FastifyReply): void {
   const mapped = mapError(exception, request.method, request.url);
   if (abortedByClient(exception, request)) {
     // Nothing failed here and no one is left to answer; the reply still goes through Fastify

@@ -21,7 +21,10 @@ export function drainBeforeClosing(fastify: FastifyInstance, maxBodyBytes: numbe
   const boundBytes = Math.max(maxBodyBytes, MIN_DRAIN_BYTES);
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
-    if (raw.complete || raw.readableEnded || raw.destroyed) { done(null, payload); return; }
+    if (raw.complete || raw.readableEnded || raw.destroyed) {
+      done(null, payload);
+      return;
+    }
     void reply.removeHeader('connection');
     drain(raw, boundBytes);
     done(null, payload);

@@ -33,7 +33,10 @@ export function mapError(error: unknown, method: string, url: string): MappedErr
   if (fastifyError) return fastifyError;
   return {
     status: 500,
-    body: { _tag: 'InternalError', message: 'The service failed to handle this request. It has been logged; retry, and report the correlation id if it persists.' },
+    body: {
+      _tag: 'InternalError',
+      message: 'The service failed to handle this request. It has been logged; retry, and report the correlation id if it persists.',
+    },
     unexpected: true,
   };
 }
@@ -50,11 +53,7 @@ function routeNotFound(method: string, url: string): MappedError {
   if (GET_PATHS.has(path) && method !== 'GET') {
     return expected(405, 'MethodNotAllowed', `Use GET for ${path}.`);
   }
-  return expected(
-    404,
-    'NotFound',
-    `There is no operation at ${path}. Operations are POST /v1/<area>.<resource>.<operation>.`,
-  );
+  return expected(404, 'NotFound', `There is no operation at ${path}. Operations are POST /v1/<area>.<resource>.<operation>.`);
 }
 
 function fromHttpException(error: HttpException): MappedError {

@@ -31,7 +31,10 @@ export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, m
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, body, done) => {
     const text = String(body);
-    if (text.trim() === '') { done(null, {}); return; }
+    if (text.trim() === '') {
+      done(null, {});
+      return;
+    }
     try {
       done(null, JSON.parse(text));
     } catch (error) {

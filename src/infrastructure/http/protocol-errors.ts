@@ -49,7 +49,10 @@ export function requireHostHeader(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
     const { httpVersionMajor, httpVersionMinor } = request.raw;
     const needsHost = httpVersionMajor > 1 || (httpVersionMajor === 1 && httpVersionMinor >= 1);
-    if (needsHost && !request.headers.host) { done(new BadRequestException('HTTP/1.1 requests need a Host header; send one.')); return; }
+    if (needsHost && !request.headers.host) {
+      done(new BadRequestException('HTTP/1.1 requests need a Host header; send one.'));
+      return;
+    }
     done();
   });
 }

@@ -38,7 +38,10 @@ export function holdAnswersUntilProjected(
   // Every request that reaches a handler ends in a send, even when its client has hung up.
   fastify.addHook('onSend', (request: TrackedRequest, _reply, payload, done) => {
     const position = release(request);
-    if (position < 0) { done(null, payload); return; }
+    if (position < 0) {
+      done(null, payload);
+      return;
+    }
     projections.waitFor(position, timeoutMs).then(
       (reached) => {
         if (!reached) logger.warn('read models lag behind a write', { correlationId: request.correlationId, position, projected: projections.position });
@@ -46,7 +49,11 @@ export function holdAnswersUntilProjected(
       },
       (error: unknown) => {
         // The write is stored; the answer says so even though the read models cannot show it.
-        logger.error('read models cannot reflect a write', { correlationId: request.correlationId, position, error: error instanceof Error ? error.message : String(error) });
+        logger.error('read models cannot reflect a write', {
+          correlationId: request.correlationId,
+          position,
+          error: error instanceof Error ? error.message : String(error),
+        });
         done(null, payload);
       },
     );

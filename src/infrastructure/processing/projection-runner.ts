@@ -137,7 +137,9 @@ export class ProjectionRunner {
     }
     this.checkpointTimer ??= setTimeout(() => {
       this.checkpointTimer = null;
-      this.writeCheckpoint().catch((error: unknown) => this.logger.warn('checkpoint write failed', { error: error instanceof Error ? error.message : String(error) }));
+      this.writeCheckpoint().catch((error: unknown) =>
+        this.logger.warn('checkpoint write failed', { error: error instanceof Error ? error.message : String(error) }),
+      );
     }, CHECKPOINT_DELAY_MS);
   }
 

@@ -314,9 +314,7 @@ function uniqueIndexes(ctx: Context): void {
     await expect(users.insertOne({ _id: 'u3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKey);
     await expect(users.replaceOne({ _id: 'u2' }, { _id: 'u2', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKey);
     await expect(users.updateOne({ _id: 'u2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKey);
-    await expect(
-      users.updateOne({ _id: 'u4' }, { $set: { email: 'a@x' } }, { upsert: true }),
-    ).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(users.updateOne({ _id: 'u4' }, { $set: { email: 'a@x' } }, { upsert: true })).rejects.toBeInstanceOf(DuplicateKey);
     expect(await users.findOne({ _id: 'u2' })).toEqual({ _id: 'u2', email: 'b@x', org: 'acme' });
     expect(await users.updateOne({ _id: 'u2' }, { $set: { email: 'c@x' } })).toEqual(result(1, 1));
     await users.insertOne({ _id: 'u5', email: 'b@x' });
@@ -349,8 +347,7 @@ function uniqueIndexes(ctx: Context): void {
 }
 
 function administration(ctx: Context, prefix: string): void {
-  const ours = async (): Promise<string[]> =>
-    (await ctx.store().collectionNames()).filter((name) => name.startsWith(prefix));
+  const ours = async (): Promise<string[]> => (await ctx.store().collectionNames()).filter((name) => name.startsWith(prefix));
 
   it('names the collections that were written, not those only read', async () => {
     const runs = await ctx.runs();
@@ -403,8 +400,20 @@ function indexedQueries(ctx: Context): void {
     await plain.deleteOne({ _id: 'b' });
     await indexed.deleteOne({ _id: 'b' });
     const filters = [
-      { org: 'o1' }, { org: 'o2' }, { org: null }, { org: 1 }, { org: '1' }, { org: { $eq: 'o1' } }, { org: { $in: ['o1', 'o2'] } },
-      { 'nested.id': 'n1' }, { org: 'o1', kind: 'x' }, { org: 'o1', n: 1 }, { org: 'o2', n: 1 }, { org: 'o1', n: { $gte: 1 } }, { kind: 'x', n: { $gt: 1 } }, { kind: 'nope' },
+      { org: 'o1' },
+      { org: 'o2' },
+      { org: null },
+      { org: 1 },
+      { org: '1' },
+      { org: { $eq: 'o1' } },
+      { org: { $in: ['o1', 'o2'] } },
+      { 'nested.id': 'n1' },
+      { org: 'o1', kind: 'x' },
+      { org: 'o1', n: 1 },
+      { org: 'o2', n: 1 },
+      { org: 'o1', n: { $gte: 1 } },
+      { kind: 'x', n: { $gt: 1 } },
+      { kind: 'nope' },
     ];
     const compare = async () => {
       for (const filter of filters) {
@@ -426,4 +435,3 @@ function indexedQueries(ctx: Context): void {
     await compare();
   });
 }
-

@@ -7,10 +7,7 @@ import type { DomainEvent } from '../event-store/stream-command';
  * master key, and the master key's public id. Re-wrapping changes the wrapping, never the data
  * key, so the values sealed under it stay as they are.
  */
-export type DataKeyCreated = DomainEvent<
-  'DataKeyCreated',
-  { organization: string; keyId: string; wrappedKey: string; masterKeyId: string; createdAt: string }
->;
+export type DataKeyCreated = DomainEvent<'DataKeyCreated', { organization: string; keyId: string; wrappedKey: string; masterKeyId: string; createdAt: string }>;
 
 export type DataKeyRewrapped = DomainEvent<
   'DataKeyRewrapped',
@@ -25,9 +22,7 @@ export function dataKeyStream(organization: string): string {
   return `orgkey-${organization}`;
 }
 
-export type DataKeyState =
-  | { status: 'absent' }
-  | { status: 'present'; organization: string; keyId: string; wrappedKey: string; masterKeyId: string };
+export type DataKeyState = { status: 'absent' } | { status: 'present'; organization: string; keyId: string; wrappedKey: string; masterKeyId: string };
 
 export type DataKeyCommand =
   | { type: 'CreateDataKey'; organization: string; keyId: string; wrappedKey: string; masterKeyId: string; now: Date }

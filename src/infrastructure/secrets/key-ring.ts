@@ -66,7 +66,8 @@ export class KeyRing {
     const match = SEALED_FILE_HEADER.exec(sealed.subarray(0, SEALED_FILE_HEADER_BYTES).toString('latin1'));
     if (!match) throw new SecretUnreadable('This is not a sealed file.');
     const dataKey = await this.dataKeyOf(binding.organization, false);
-    if (dataKey.keyId !== match[1]) throw new SecretUnreadable(`The file was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
+    if (dataKey.keyId !== match[1])
+      throw new SecretUnreadable(`The file was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
     return openStreamed(dataKey.key, sealed.subarray(SEALED_FILE_HEADER_BYTES), bindingText(binding));
   }
 

@@ -101,10 +101,13 @@ export function withMasterKey(config: AssayConfig, logger: JsonLogger): AssayCon
   if (config.eventStoreUrl) {
     logger.warn('ASSAY_MASTER_KEY is not set: instances that share EVENTSTORE_URL must share one master key', { file });
   }
-  logger.warn('the master key is read from a file in the data directory; ASSAY_MASTER_KEY is preferred, and under the process sandbox nothing hides the file from trials', {
-    source: file,
-    masterKeyId: masterKeyId(key),
-  });
+  logger.warn(
+    'the master key is read from a file in the data directory; ASSAY_MASTER_KEY is preferred, and under the process sandbox nothing hides the file from trials',
+    {
+      source: file,
+      masterKeyId: masterKeyId(key),
+    },
+  );
   return { ...config, masterKey: key };
 }
 

@@ -21,13 +21,18 @@ import { TrialSecrets } from './trial-secrets';
  */
 @Module({
   controllers: [ListIntegrationsController, ListConnectorsController, AddConnectorController, RemoveConnectorController],
-  providers: [AddConnectorHandler, ListConnectorsHandler, RemoveConnectorHandler, {
+  providers: [
+    AddConnectorHandler,
+    ListConnectorsHandler,
+    RemoveConnectorHandler,
+    {
       provide: TRIAL_ENVIRONMENT,
       // The organization's variables come through the environment module's public port.
       useFactory: (eventStore: EventStore, readStore: ReadStore, keyRing: KeyRing, logger: JsonLogger, clock: Clock) =>
         new TrialSecrets(environmentValues(eventStore, keyRing), eventStore, readStore, keyRing, logger, clock),
       inject: [EVENT_STORE, READ_STORE, KeyRing, JsonLogger, CLOCK],
-    }],
+    },
+  ],
   exports: [TRIAL_ENVIRONMENT],
 })
 export class ConnectorsModule {}

@@ -84,9 +84,9 @@ export class TrialSecrets implements TrialEnvironment {
     }
     const names = [...(outcome.variableNames ?? [])];
     if (names.length === 0) return;
-    await this.environment.recordUse({ organization, names, trialId, now }, metadata).catch((error: unknown) =>
-      this.logger.warn('could not record the use of environment variables', { organization, error: (error as Error).message }),
-    );
+    await this.environment
+      .recordUse({ organization, names, trialId, now }, metadata)
+      .catch((error: unknown) => this.logger.warn('could not record the use of environment variables', { organization, error: (error as Error).message }));
   }
 
   private async variables(organization: string): Promise<{ env: Record<string, string>; secrets: string[] }> {

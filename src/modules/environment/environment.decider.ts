@@ -78,7 +78,12 @@ export const environmentDecider: Decider<EnvironmentCommand, EnvironmentState, E
       case 'RecordVariablesUse': {
         const names = command.names.filter((name) => state.variables.has(name));
         if (names.length === 0) return [];
-        return [{ type: 'EnvironmentVariablesUsed', data: { organization: command.organization, names, trialId: command.trialId, usedAt: command.now.toISOString() } }];
+        return [
+          {
+            type: 'EnvironmentVariablesUsed',
+            data: { organization: command.organization, names, trialId: command.trialId, usedAt: command.now.toISOString() },
+          },
+        ];
       }
     }
   },

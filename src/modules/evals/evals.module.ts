@@ -27,7 +27,15 @@ import { ListSuitesController } from './suites/list-suites/list-suites.controlle
 import { ListSuitesHandler } from './suites/list-suites/list-suites.handler';
 
 /** The read side beyond batches.get and runs.get: lists, cases, suites and models. */
-const readControllers = [ListBatchesController, ListRunsController, GetCaseController, ListCasesController, GetSuiteController, ListSuitesController, ListModelsController];
+const readControllers = [
+  ListBatchesController,
+  ListRunsController,
+  GetCaseController,
+  ListCasesController,
+  GetSuiteController,
+  ListSuitesController,
+  ListModelsController,
+];
 const readHandlers = [ListBatchesHandler, ListRunsHandler, GetCaseHandler, ListCasesHandler, GetSuiteHandler, ListSuitesHandler, ListModelsHandler];
 
 @Module({

@@ -27,9 +27,15 @@ export class HealthController {
     const { eventStore, readStore, projections } = this;
     try {
       const head = await eventStore.headPosition();
-      if (!(await readStore.ping())) { this.notReady(reply, 'the read store does not answer'); return; }
+      if (!(await readStore.ping())) {
+        this.notReady(reply, 'the read store does not answer');
+        return;
+      }
       const caughtUp = await projections.waitFor(head, 1000);
-      if (!caughtUp) { this.notReady(reply, `read models at ${projections.position}, log at ${head}`); return; }
+      if (!caughtUp) {
+        this.notReady(reply, `read models at ${projections.position}, log at ${head}`);
+        return;
+      }
       void reply.status(200).send({ status: 'ready', position: projections.position, head });
     } catch (error) {
       this.notReady(reply, (error as Error).message);

@@ -14,14 +14,7 @@ import { GetPromptHistoryHandler } from './prompt-history/prompt-history.handler
 
 /** Versioned prompts: appended versions, channels that are promoted, and their replayable history. */
 @Module({
-  controllers: [
-    CreateVersionController,
-    PromoteChannelController,
-    GetPromptController,
-    ListPromptsController,
-    ListVersionsController,
-    PromptHistoryController,
-  ],
+  controllers: [CreateVersionController, PromoteChannelController, GetPromptController, ListPromptsController, ListVersionsController, PromptHistoryController],
   providers: [
     CreatePromptVersionHandler,
     PromotePromptChannelHandler,

@@ -181,9 +181,7 @@ export class EventStoreDbEventStore implements EventStore {
     const { after, maxCount = Number.POSITIVE_INFINITY } = options;
     if (maxCount <= 0 || (direction === 'backwards' && after !== undefined && after <= 0)) return [];
     const beyondStart =
-      direction === 'forwards'
-        ? (position: number) => after === undefined || position > after
-        : (position: number) => after === undefined || position < after;
+      direction === 'forwards' ? (position: number) => after === undefined || position > after : (position: number) => after === undefined || position < after;
     // System events count against the server's maxCount, so the count is enforced here instead.
     const read = this.client.readAll({
       direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
@@ -206,9 +204,7 @@ export class EventStoreDbEventStore implements EventStore {
       fromPosition: readStart(options.after, 'forwards'),
       filter: excludeSystemEvents(),
     });
-    const subscription = new EventStoreDbAllSubscription(source, options.after, () =>
-      this.subscriptions.delete(subscription),
-    );
+    const subscription = new EventStoreDbAllSubscription(source, options.after, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
     return subscription;
   }

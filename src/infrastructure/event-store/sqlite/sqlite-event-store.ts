@@ -69,26 +69,16 @@ function openDatabase(filePath: string): Database.Database {
 function prepareStatements(db: Database.Database) {
   const select = 'SELECT position, id, stream, revision, type, data, metadata, created_at FROM events';
   return {
-    streamTip: db.prepare<[string], StreamTip>(
-      'SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1',
-    ),
+    streamTip: db.prepare<[string], StreamTip>('SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1'),
     // No ORDER BY: it would tempt the planner into scanning the stream instead of the id index,
     // which already yields the earliest position first.
-    firstRevisionOfId: db.prepare<[string, string], StreamTip>(
-      'SELECT revision, position FROM events WHERE id = ? AND stream = ? LIMIT 1',
-    ),
-    eventAt: db.prepare<[string, number], Pick<EventRow, 'id' | 'position'>>(
-      'SELECT id, position FROM events WHERE stream = ? AND revision = ?',
-    ),
+    firstRevisionOfId: db.prepare<[string, string], StreamTip>('SELECT revision, position FROM events WHERE id = ? AND stream = ? LIMIT 1'),
+    eventAt: db.prepare<[string, number], Pick<EventRow, 'id' | 'position'>>('SELECT id, position FROM events WHERE stream = ? AND revision = ?'),
     insert: db.prepare<[string, string, number, string, string, string, string]>(
       'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    streamForwards: db.prepare<[string, number, number], EventRow>(
-      `${select} WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
-    ),
-    streamBackwards: db.prepare<[string, number, number], EventRow>(
-      `${select} WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-    ),
+    streamForwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`),
+    streamBackwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`),
     allForwards: db.prepare<[number, number], EventRow>(`${select} WHERE position > ? ORDER BY position ASC LIMIT ?`),
     allBackwards: db.prepare<[number, number], EventRow>(`${select} WHERE position < ? ORDER BY position DESC LIMIT ?`),
     head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
@@ -129,17 +119,13 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: Statements;
   private readonly subscriptions = new Set<SqliteAllSubscription>();
   private readonly pollIntervalMs: number;
-  private readonly appendInTransaction: Database.Transaction<
-    (stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendOutcome
-  >;
+  private readonly appendInTransaction: Database.Transaction<(stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendOutcome>;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(filePath);
     this.statements = prepareStatements(this.db);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    this.appendInTransaction = this.db.transaction((stream, events, expected) =>
-      this.appendWithinTransaction(stream, events, expected),
-    );
+    this.appendInTransaction = this.db.transaction((stream, events, expected) => this.appendWithinTransaction(stream, events, expected));
   }
 
   static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {

@@ -46,7 +46,15 @@ export function toDecodeIssues(errors: ValidationError[], parentPath: Array<stri
     // Appended one by one: `push(...list)` passes the list as arguments, and a list of 100,000
     // issues overflows the stack (a 500).
     if (constraints[EACH_ELEMENT] && names.length === 1) for (const issue of elementIssues(error, path, constraints[EACH_ELEMENT])) issues.push(issue);
-    else if (names.length > 0) issues.push(issueFor(error, path, names.filter((n) => n !== EACH_ELEMENT), constraints));
+    else if (names.length > 0)
+      issues.push(
+        issueFor(
+          error,
+          path,
+          names.filter((n) => n !== EACH_ELEMENT),
+          constraints,
+        ),
+      );
     // A union no member matched has no member's fields to report: the Composite issue says it all.
     if (error.children && error.children.length > 0 && !constraints.composite) toDecodeIssues(error.children, path, issues);
   }
@@ -68,12 +76,7 @@ function pathKey(property: string): string | number {
   return /^(0|[1-9]\d*)$/.test(property) ? Number(property) : property;
 }
 
-function issueFor(
-  error: ValidationError,
-  path: Array<string | number>,
-  names: string[],
-  constraints: Record<string, string>,
-): DecodeIssue {
+function issueFor(error: ValidationError, path: Array<string | number>, names: string[], constraints: Record<string, string>): DecodeIssue {
   const tagged = names.find((name) => Object.hasOwn(TAGGED_CONSTRAINTS, name));
   if (tagged) return { _tag: TAGGED_CONSTRAINTS[tagged], path, message: constraints[tagged] };
   if (error.value === undefined) return { _tag: 'Missing', path, message: 'is missing' };
@@ -114,9 +117,7 @@ export function mergeIssues(buildIssues: DecodeIssue[], validatorIssues: DecodeI
 
 /** A one-line summary of the issues for the error's `message`. */
 export function summarizeIssues(issues: DecodeIssue[]): string {
-  const shown = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.map((key) => `[${JSON.stringify(key)}]`).join('') || 'body'}: ${issue.message}`);
+  const shown = issues.slice(0, 5).map((issue) => `${issue.path.map((key) => `[${JSON.stringify(key)}]`).join('') || 'body'}: ${issue.message}`);
   const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
   return `The request body does not match the expected schema. ${shown.join('; ')}${more}`;
 }

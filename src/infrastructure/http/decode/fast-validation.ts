@@ -31,7 +31,8 @@ const planOf = perClassUntilMetadataChanges((dto): DtoPlan | null => {
     let property = byName.get(metadata.propertyName);
     if (!property) byName.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
     if (metadata.type === ValidationTypes.WHITELIST) return true;
-    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) return property.conditions.push(metadata.constraints[0] as (object: object, value: unknown) => boolean) > 0;
+    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION)
+      return property.conditions.push(metadata.constraints[0] as (object: object, value: unknown) => boolean) > 0;
     if ((metadata.type !== ValidationTypes.CUSTOM_VALIDATION && metadata.type !== ValidationTypes.IS_DEFINED) || metadata.each) return false;
     const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
     if (constraints.some((constraint) => constraint.async)) return false;

@@ -18,10 +18,12 @@ const rulesOf = perClassUntilMetadataChanges((dto): NestedRule[] => {
     constraints
       .filter((metadata) => metadata.propertyName === name && metadata.type === ValidationTypes.CONDITIONAL_VALIDATION)
       .map((metadata) => metadata.constraints[0] as Condition);
-  return constraints
-    .filter((metadata) => metadata.type === ValidationTypes.NESTED_VALIDATION)
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- class-validator leaves `each` undefined at run time, whatever its type says
-    .map((metadata) => ({ name: metadata.propertyName, each: metadata.each === true, conditions: conditionsOf(metadata.propertyName) }));
+  return (
+    constraints
+      .filter((metadata) => metadata.type === ValidationTypes.NESTED_VALIDATION)
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- class-validator leaves `each` undefined at run time, whatever its type says
+      .map((metadata) => ({ name: metadata.propertyName, each: metadata.each === true, conditions: conditionsOf(metadata.propertyName) }))
+  );
 });
 
 /**

@@ -60,7 +60,9 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
         validate: (value: unknown) => isPlainObject(value) && kinds.includes(value.kind as string),
         defaultMessage: (args?: ValidationArguments) => {
           const value: unknown = args?.value;
-          const actual = isPlainObject(value) ? `an object with kind ${JSON.stringify(value.kind)}` : (JSON.stringify(value) as string | undefined) ?? 'undefined';
+          const actual = isPlainObject(value)
+            ? `an object with kind ${JSON.stringify(value.kind)}`
+            : ((JSON.stringify(value) as string | undefined) ?? 'undefined');
           return `Expected ${description}, actual ${actual}`;
         },
       },

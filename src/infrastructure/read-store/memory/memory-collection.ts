@@ -7,16 +7,7 @@ import 'mingo/init/system';
 import { randomBytes } from 'node:crypto';
 import { update as applyOperator } from 'mingo';
 import type { UpdateExpression } from 'mingo/updater';
-import {
-  Collection,
-  Document,
-  DuplicateKey,
-  Filter,
-  FindOptions,
-  Update,
-  UpdateOptions,
-  UpdateResult,
-} from '../read-store.port';
+import { Collection, Document, DuplicateKey, Filter, FindOptions, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { FieldIndex } from './field-index';
 import { compileFilter, UniqueIndex, deepCopy, sameValue, sortDocuments, upsertSeed } from './memory-documents';
 

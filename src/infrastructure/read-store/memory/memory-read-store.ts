@@ -62,7 +62,10 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async collectionNames(): Promise<string[]> {
-    return [...this.states].filter(([, state]) => state.exists).map(([name]) => name).sort();
+    return [...this.states]
+      .filter(([, state]) => state.exists)
+      .map(([name]) => name)
+      .sort();
   }
 
   async ping(): Promise<boolean> {

@@ -13,18 +13,7 @@ import {
   UpdateFilter,
   UpdateResult as DriverUpdateResult,
 } from 'mongodb';
-import {
-  Collection,
-  Document,
-  DuplicateKey,
-  Filter,
-  FindOptions,
-  IndexSpec,
-  ReadStore,
-  Update,
-  UpdateOptions,
-  UpdateResult,
-} from '../read-store.port';
+import { Collection, Document, DuplicateKey, Filter, FindOptions, IndexSpec, ReadStore, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 
 const DEFAULT_DATABASE = 'assay';
 const DUPLICATE_KEY_CODE = 11000;
@@ -122,11 +111,9 @@ class MongoCollection implements Collection {
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     const upsert = options.upsert ?? false;
     const result = await guardDuplicates(this.name, undefined, () =>
-      this.collection.updateOne(
-        filter as DriverFilter<DriverDocument>,
-        upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>),
-        { upsert },
-      ),
+      this.collection.updateOne(filter as DriverFilter<DriverDocument>, upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>), {
+        upsert,
+      }),
     );
     return toResult(result);
   }
@@ -189,9 +176,7 @@ export class MongoReadStore implements ReadStore {
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
     await guardDuplicates(collection, undefined, () =>
-      this.db.collection(collection).createIndexes(
-        indexes.map((spec) => ({ key: spec.keys, name: indexName(spec), unique: spec.unique ?? false })),
-      ),
+      this.db.collection(collection).createIndexes(indexes.map((spec) => ({ key: spec.keys, name: indexName(spec), unique: spec.unique ?? false }))),
     );
   }
 

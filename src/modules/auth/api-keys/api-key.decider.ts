@@ -22,9 +22,7 @@ export interface RevokeApiKey {
 
 export type ApiKeyCommand = IssueApiKey | RevokeApiKey;
 
-export type ApiKeyState =
-  | { status: 'absent' }
-  | { status: 'active' | 'revoked'; organization: string; keyHash: string };
+export type ApiKeyState = { status: 'absent' } | { status: 'active' | 'revoked'; organization: string; keyHash: string };
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
   initialState: { status: 'absent' },

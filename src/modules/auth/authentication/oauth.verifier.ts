@@ -36,11 +36,7 @@ export class OAuthVerifier {
 }
 
 function permissionsOf(payload: JWTPayload): Permission[] {
-  const granted = Array.isArray(payload.permissions)
-    ? payload.permissions
-    : typeof payload.scope === 'string'
-      ? payload.scope.split(' ')
-      : [];
+  const granted = Array.isArray(payload.permissions) ? payload.permissions : typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
   return [...new Set(granted.filter(isPermission))];
 }
 
@@ -49,8 +45,8 @@ function describeFailure(error: unknown): string {
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     return `The access token was not issued for this service (claim "${error.claim}" did not match).`;
   }
-  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JOSEError && error.code === 'ERR_JWKS_INVALID') {
-    return 'The access token could not be checked: the identity provider\'s keys are unavailable. Retry later.';
+  if (error instanceof joseErrors.JWKSTimeout || (error instanceof joseErrors.JOSEError && error.code === 'ERR_JWKS_INVALID')) {
+    return "The access token could not be checked: the identity provider's keys are unavailable. Retry later.";
   }
   return 'The access token is not valid (signature or format).';
 }

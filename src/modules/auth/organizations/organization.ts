@@ -10,12 +10,7 @@ export function organizationStream(organization: string): string {
  * Records that an organization exists (OrganizationCreated), once: a second call finds the
  * stream and appends nothing.
  */
-export async function ensureOrganization(
-  eventStore: EventStore,
-  organization: string,
-  now: Date,
-  metadata: EventMetadata,
-): Promise<boolean> {
+export async function ensureOrganization(eventStore: EventStore, organization: string, now: Date, metadata: EventMetadata): Promise<boolean> {
   const stream = organizationStream(organization);
   try {
     await eventStore.append(

@@ -25,17 +25,41 @@ export class AddConnectorHandler implements ICommandHandler<AddConnectorCommand>
     const { organization, integrationId, authMethodId, name, values, isDefault, scope, owner, now } = payload;
     checkValues(authMethodOf(integrationId, authMethodId), values);
     if (isDefault && scope === 'personal') {
-      throw new BadRequest('A personal connection cannot be its integration\'s default: the default serves every trial of the organization.');
+      throw new BadRequest("A personal connection cannot be its integration's default: the default serves every trial of the organization.");
     }
     const connectionId = newId('con', now.getTime());
     // Sealed here, on arrival: from this line on only the ciphertext exists.
     const binding = { kind: 'connection' as const, organization, connectionId, integrationId, authMethodId };
     const sealedValues = await this.keyRing.seal(binding, canonicalJson(values));
     // The field order is the stored event's: the decider copies the command into ConnectorAdded.
-    const add: AddConnector = { type: 'AddConnector', organization, connectionId, integrationId, authMethodId, name, scope, owner, isDefault, sealedValues, now };
+    const add: AddConnector = {
+      type: 'AddConnector',
+      organization,
+      connectionId,
+      integrationId,
+      authMethodId,
+      name,
+      scope,
+      owner,
+      isDefault,
+      sealedValues,
+      now,
+    };
     await executeOnStream(this.eventStore, connectorStream(organization, connectionId), connectorDecider, add, requestMetadata(context));
     const createdAt = now.toISOString();
-    return connectionView({ _id: connectionId, organization, integrationId, authMethodId, name, isDefault, scope, owner, status: 'active', createdAt, lastUsedAt: null });
+    return connectionView({
+      _id: connectionId,
+      organization,
+      integrationId,
+      authMethodId,
+      name,
+      isDefault,
+      scope,
+      owner,
+      status: 'active',
+      createdAt,
+      lastUsedAt: null,
+    });
   }
 }
 

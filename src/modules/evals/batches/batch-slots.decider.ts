@@ -5,10 +5,7 @@ import { Conflict } from '#shared/errors';
 export const RUNNING_BATCHES_PER_ORGANIZATION = 3;
 
 export type BatchSlotTaken = DomainEvent<'BatchSlotTaken', { organization: string; batchId: string; takenAt: string }>;
-export type BatchSlotReleased = DomainEvent<
-  'BatchSlotReleased',
-  { organization: string; batchId: string; releasedAt: string; reason: string }
->;
+export type BatchSlotReleased = DomainEvent<'BatchSlotReleased', { organization: string; batchId: string; releasedAt: string; reason: string }>;
 export type BatchSlotEvent = BatchSlotTaken | BatchSlotReleased;
 
 export type BatchSlotCommand =

@@ -69,7 +69,14 @@ export class BatchStarter {
     try {
       await this.record(request, planned);
     } catch (error) {
-      await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, { type: 'ReleaseSlot', ...slot, reason: 'the start failed' }, metadata, { attempts: SLOT_ATTEMPTS });
+      await executeOnStream(
+        this.eventStore,
+        batchSlotsStream(organization),
+        batchSlotsDecider,
+        { type: 'ReleaseSlot', ...slot, reason: 'the start failed' },
+        metadata,
+        { attempts: SLOT_ATTEMPTS },
+      );
       await this.releaseKey(request, planned.batchId, 'the start failed');
       throw error;
     }
@@ -82,14 +89,27 @@ export class BatchStarter {
     const { plan, context } = request;
     const organization = context.caller.organization;
     const metadata = requestMetadata(context);
-    await executeOnStream(this.eventStore, suiteStream(organization, plan.suite.id), suiteDecider, { organization, suite: plan.suite, now: context.now }, metadata);
+    await executeOnStream(
+      this.eventStore,
+      suiteStream(organization, plan.suite.id),
+      suiteDecider,
+      { organization, suite: plan.suite, now: context.now },
+      metadata,
+    );
     for (const evalCase of plan.cases) {
-      const variants = planned.runs
-        .filter((run) => run.caseId === evalCase.id)
-        .map(({ variantId, variant, userModel }) => ({ variantId, variant, userModel }));
+      const variants = planned.runs.filter((run) => run.caseId === evalCase.id).map(({ variantId, variant, userModel }) => ({ variantId, variant, userModel }));
       const parts = planned.parts.get(evalCase.id);
       if (!parts) throw new Error(`The batch plan has no parts for the case "${evalCase.id}".`);
-      const command = { type: 'RecordCaseRun' as const, organization, suiteId: plan.suite.id, definition: evalCase, parts, variants, author: context.caller.name, now: context.now };
+      const command = {
+        type: 'RecordCaseRun' as const,
+        organization,
+        suiteId: plan.suite.id,
+        definition: evalCase,
+        parts,
+        variants,
+        author: context.caller.name,
+        now: context.now,
+      };
       await executeOnStream(this.eventStore, caseStream(organization, evalCase.id), caseDecider, command, metadata);
     }
     const started: BatchStarted = {
@@ -138,7 +158,13 @@ export class BatchStarter {
   private async releaseKey(request: StartRequest, batchId: string, reason: string): Promise<void> {
     if (!request.idempotency) return;
     const organization = request.context.caller.organization;
-    await executeOnStream(this.eventStore, idempotencyStream(organization, request.idempotency.key), idempotencyDecider, { type: 'Release', organization, batchId, reason }, requestMetadata(request.context));
+    await executeOnStream(
+      this.eventStore,
+      idempotencyStream(organization, request.idempotency.key),
+      idempotencyDecider,
+      { type: 'Release', organization, batchId, reason },
+      requestMetadata(request.context),
+    );
   }
 }
 

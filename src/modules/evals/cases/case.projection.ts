@@ -61,7 +61,8 @@ export type CaseTagsDocument = { _id: string; organization: string; tags: Array<
 
 export const caseDocumentId = (organization: string, caseId: string) => `${organization}.${caseId}`;
 
-const newer = (millis: number, id: string, than: { millis: number; id: string | null }) => millis > than.millis || (millis === than.millis && id > (than.id ?? ''));
+const newer = (millis: number, id: string, than: { millis: number; id: string | null }) =>
+  millis > than.millis || (millis === than.millis && id > (than.id ?? ''));
 
 function named(document: CaseDocument, name: string, tags: string[]): CaseDocument {
   const lower = name.toLowerCase();
@@ -70,8 +71,20 @@ function named(document: CaseDocument, name: string, tags: string[]): CaseDocume
 
 function blankCase(organization: string, definition: EvalCase, suiteId: string): CaseDocument {
   const blank: CaseDocument = {
-    _id: caseDocumentId(organization, definition.id), organization, caseId: definition.id, name: '', sortName: '', search: '',
-    suite: { id: suiteId, name: suiteId }, tags: [], setup: null, lastBatch: null, lastRunAt: null, lastRunAtMillis: 0, versions: [], variants: [],
+    _id: caseDocumentId(organization, definition.id),
+    organization,
+    caseId: definition.id,
+    name: '',
+    sortName: '',
+    search: '',
+    suite: { id: suiteId, name: suiteId },
+    tags: [],
+    setup: null,
+    lastBatch: null,
+    lastRunAt: null,
+    lastRunAtMillis: 0,
+    versions: [],
+    variants: [],
   };
   return named(blank, definition.name, definition.tags);
 }
@@ -92,8 +105,14 @@ function variantView(variantId: string, variant: VariantDefinition, userModel: s
 
 function blankVariant(variantId: string, variant: VariantDefinition, userModel: string | null): VariantSummaryDocument {
   return {
-    variant: variantView(variantId, variant, userModel), identity: variantIdentity(variant, userModel),
-    runs: 0, status: null, lastRunAt: null, lastRunAtMillis: 0, lastRunId: null, distribution: null,
+    variant: variantView(variantId, variant, userModel),
+    identity: variantIdentity(variant, userModel),
+    runs: 0,
+    status: null,
+    lastRunAt: null,
+    lastRunAtMillis: 0,
+    lastRunId: null,
+    distribution: null,
   };
 }
 
@@ -210,7 +229,9 @@ async function changesOf(event: Recorded<CaseProjectionEvent>, store: ReadStore)
       const { data } = event;
       // Written before the cases, like the tags, so a redelivery mends a crash between the two.
       await recordPlannedRuns(runs, data.organization, data.runs, event.position);
-      const all = await Promise.all(data.cases.map((definition) => change(caseDocumentId(data.organization, definition.id), (current) => batchStarted(current, data, definition))));
+      const all = await Promise.all(
+        data.cases.map((definition) => change(caseDocumentId(data.organization, definition.id), (current) => batchStarted(current, data, definition))),
+      );
       return all.flat();
     }
     default: {
@@ -237,6 +258,9 @@ async function recordTags(store: ReadStore, changes: Change[], position: number)
   if (stored && stored._position >= position) return;
   const counts = new Map((stored?.tags ?? []).map(({ tag, cases }) => [tag, cases]));
   for (const [tag, count] of delta) counts.set(tag, (counts.get(tag) ?? 0) + count);
-  const tags = [...counts].filter(([, cases]) => cases > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([tag, cases]) => ({ tag, cases }));
+  const tags = [...counts]
+    .filter(([, cases]) => cases > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([tag, cases]) => ({ tag, cases }));
   await collection.replaceOne({ _id: organization }, { _id: organization, organization, tags, _position: position }, { upsert: true });
 }

@@ -19,12 +19,17 @@ export async function guardedCloneEnv(url: string, policy: RepositoryPolicy, loo
   const problem = repositoryUrlProblem(url, policy);
   if (problem !== null) throw new TrialVoid(`the repository url ${problem}`, ['source']);
   const location = repositoryLocation(url);
-  const config: Array<[string, string]> = [['http.followRedirects', 'false'], ['submodule.recurse', 'false']];
+  const config: Array<[string, string]> = [
+    ['http.followRedirects', 'false'],
+    ['submodule.recurse', 'false'],
+  ];
   if (!('refused' in location) && location.host !== null && isIP(location.host) === 0 && !policy.allowPrivateHosts) {
     const addresses = await resolve(location.host, lookupHost);
     const inside = addresses.find(isPrivateAddress);
     if (inside !== undefined) {
-      throw new TrialVoid(`the repository host ${location.host} resolves to ${inside}, a loopback, link-local or private address, which is not allowed`, ['source']);
+      throw new TrialVoid(`the repository host ${location.host} resolves to ${inside}, a loopback, link-local or private address, which is not allowed`, [
+        'source',
+      ]);
     }
     if (location.transport === 'https') {
       const pinned = addresses.map((address) => (isIP(address) === 6 ? `[${address}]` : address)).join(',');

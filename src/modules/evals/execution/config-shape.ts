@@ -17,8 +17,7 @@ export class ExecutionConfigError extends Error {
 
 export const isShape = {
   string: (value: unknown): value is string => typeof value === 'string',
-  record: (value: unknown): value is Record<string, unknown> =>
-    typeof value === 'object' && value !== null && !Array.isArray(value),
+  record: (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value),
 };
 
 export class ConfigShape {

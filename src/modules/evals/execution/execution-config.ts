@@ -96,7 +96,9 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   try {
     value = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    const first = String((error as { message: unknown }).message).split('\n')[0].replace(/:$/, '');
+    const first = String((error as { message: unknown }).message)
+      .split('\n')[0]
+      .replace(/:$/, '');
     throw new ExecutionConfigError(file, '', `is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${first}`);
   }
   return parseExecutionConfig(value ?? {}, file);

@@ -25,7 +25,8 @@ export interface SandboxChoices {
 /** A configured `process` driver without `allowUnsandboxed: true` stops the start, naming its key. */
 export function checkUnsandboxedConsent(shape: ConfigShape, config: SandboxChoices): void {
   if (config.allowUnsandboxed) return;
-  const problem = 'runs trials as plain processes without isolation (they can read the data directory and the master key file); set allowUnsandboxed: true to allow it';
+  const problem =
+    'runs trials as plain processes without isolation (they can read the data directory and the master key file); set allowUnsandboxed: true to allow it';
   if (config.defaultSandbox === 'process') shape.fail('defaultSandbox', problem);
   for (const [kind, definition] of Object.entries(config.sandboxes)) {
     if (definition?.driver === 'process') shape.fail(`sandboxes.${kind}.driver`, problem);

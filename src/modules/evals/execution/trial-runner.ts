@@ -104,7 +104,9 @@ export class SandboxTrialRunner implements TrialRunner {
       directory = await createTrialDirectory(this.settings.trialsRoot, id, user);
     } catch (error) {
       this.users.give(user);
-      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, ['sandbox'], { serviceFault: true });
+      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, ['sandbox'], {
+        serviceFault: true,
+      });
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
@@ -126,7 +128,10 @@ export class SandboxTrialRunner implements TrialRunner {
       return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
-      this.settings.logger?.warn('trial failed inside the service', { trialId: session.spec.trialId, error: String((error as Error | null | undefined)?.stack ?? error) });
+      this.settings.logger?.warn('trial failed inside the service', {
+        trialId: session.spec.trialId,
+        error: String((error as Error | null | undefined)?.stack ?? error),
+      });
       return internalFault(error).verdict;
     }
   }

@@ -124,6 +124,9 @@ async function save(session: TrialSession, cache: CacheSpec): Promise<void> {
 }
 
 function lastLine(result: StepResult): string {
-  const lines = result.output.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const lines = result.output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   return lines.length === 0 ? `exit code ${result.status}` : lines[lines.length - 1];
 }

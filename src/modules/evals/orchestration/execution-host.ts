@@ -74,13 +74,18 @@ function announceUnsandboxed(logger: JsonLogger, execution: ExecutionConfig, pol
   const byDefault = policy.driverFor(null) === 'process';
   if (!byDefault && kinds.length === 0) return;
   if (!execution.allowUnsandboxed) {
-    logger.warn('bubblewrap does not work here: batches of variants without a sandbox are refused until bubblewrap works or ASSAY_CONFIG sets allowUnsandboxed: true');
+    logger.warn(
+      'bubblewrap does not work here: batches of variants without a sandbox are refused until bubblewrap works or ASSAY_CONFIG sets allowUnsandboxed: true',
+    );
     return;
   }
-  logger.warn('UNSANDBOXED: allowUnsandboxed is set and some trials run as plain processes without isolation; they can read the data directory, the master key file and the event log, and call the API on loopback', {
-    defaultSandbox: byDefault ? 'process' : 'bubblewrap',
-    processSandboxKinds: kinds,
-  });
+  logger.warn(
+    'UNSANDBOXED: allowUnsandboxed is set and some trials run as plain processes without isolation; they can read the data directory, the master key file and the event log, and call the API on loopback',
+    {
+      defaultSandbox: byDefault ? 'process' : 'bubblewrap',
+      processSandboxKinds: kinds,
+    },
+  );
 }
 
 /** Artifacts sealed under their organization's data key, bound to it and to their hash. */

@@ -13,12 +13,7 @@ export const ABANDONED = 'abandoned: the process running this trial stopped';
  * Pure decisions of the saga: what to run, and what a finished trial, run or batch records.
  * The time arrives as `now`, so a decision depends on its arguments only.
  */
-export function trialSpec(
-  batch: BatchStarted['data'],
-  run: PlannedRun,
-  trialId: string,
-  environment: ResolvedTrialEnvironment,
-): TrialSpec {
+export function trialSpec(batch: BatchStarted['data'], run: PlannedRun, trialId: string, environment: ResolvedTrialEnvironment): TrialSpec {
   const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
   if (!evalCase) throw new Error(`Batch "${batch.batchId}" has no case "${run.caseId}" for run "${run.runId}".`);
   const profileEnv = run.variant.profile?.env ?? {};

@@ -56,7 +56,12 @@ export class SagaReactions {
     if (!trial || !run || !batch || this.signal.aborted || isTerminal(trial.status)) return;
     const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trial.trialId });
     const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
-    const started = await this.appendIfExpected(trialStream(trialId), [{ type: 'TrialStarted', data: { ...ref, startedAt: this.clock.now().toISOString() } }], metadata, 0);
+    const started = await this.appendIfExpected(
+      trialStream(trialId),
+      [{ type: 'TrialStarted', data: { ...ref, startedAt: this.clock.now().toISOString() } }],
+      metadata,
+      0,
+    );
     if (!started) return;
     this.inFlight.add(trialId);
     try {
@@ -65,7 +70,13 @@ export class SagaReactions {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may have been aborted while the trial ran (the narrowing above predates the await)
       if (this.signal.aborted) return;
       const variant = run.run.variant;
-      const costInput = { harness: variant.harness, model: variant.model, sandbox: variant.sandbox, usage: outcome.usage, hasSimulatedUser: hasSimulatedUser(batch, run) };
+      const costInput = {
+        harness: variant.harness,
+        model: variant.model,
+        sandbox: variant.sandbox,
+        usage: outcome.usage,
+        hasSimulatedUser: hasSimulatedUser(batch, run),
+      };
       await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput, this.clock.now()), metadata, 1);
       if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);
     } finally {
@@ -90,7 +101,11 @@ export class SagaReactions {
   private async recordUse(organization: string, environment: ResolvedTrialEnvironment, outcome: TrialOutcome, trialId: string): Promise<void> {
     const connectionIds = environment.connectionIds ?? [];
     if (!this.environment.recordUse || (connectionIds.length === 0 && (environment.variableNames ?? []).length === 0)) return;
-    await this.environment.recordUse(organization, connectionIds, { authFailed: outcome.authFailed === true, trialId, variableNames: environment.variableNames });
+    await this.environment.recordUse(organization, connectionIds, {
+      authFailed: outcome.authFailed === true,
+      trialId,
+      variableNames: environment.variableNames,
+    });
   }
 
   private async queueTrial(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {

@@ -42,7 +42,14 @@ const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
 /** The events the saga follows: a batch's start and end, its trials, its runs' ends, its slot. */
 export type SagaEvent = BatchStarted | TrialEvent | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
 
-const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>(['BatchStarted', ...TRIAL_EVENT_TYPES, 'RunFinished', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased']);
+const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>([
+  'BatchStarted',
+  ...TRIAL_EVENT_TYPES,
+  'RunFinished',
+  'BatchFinished',
+  'BatchFailed',
+  'BatchSlotReleased',
+]);
 
 /** The stored type string is the contract: an event of one of these types has that type's data. */
 function isSagaEvent(event: RecordedEvent): event is RecordedEvent & SagaEvent {
@@ -113,8 +120,16 @@ export class SagaState {
       this.runs.set(run.runId, { run, batchId: data.batchId, finished: false, failed: false, failure: null });
       run.trialIds.forEach((trialId, index) => {
         this.trials.set(trialId, {
-          trialId, runId: run.runId, batchId: data.batchId, ordinal: index + 1, status: 'planned',
-          revision: -1, commands: 0, serviceFault: false, failure: null, costs: null,
+          trialId,
+          runId: run.runId,
+          batchId: data.batchId,
+          ordinal: index + 1,
+          status: 'planned',
+          revision: -1,
+          commands: 0,
+          serviceFault: false,
+          failure: null,
+          costs: null,
         });
       });
     }

@@ -42,7 +42,14 @@ function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
     batchId: data.batchId,
     case: { id: run.caseId, name: run.caseName },
     suite: { id: data.suite.id, name: data.suite.name },
-    variant: { id: run.variantId, harness: run.variant.harness, model: run.variant.model, profile: run.variant.profile, sandbox: run.variant.sandbox, userModel: run.userModel },
+    variant: {
+      id: run.variantId,
+      harness: run.variant.harness,
+      model: run.variant.model,
+      profile: run.variant.profile,
+      sandbox: run.variant.sandbox,
+      userModel: run.userModel,
+    },
     status: 'running',
     failure: null,
     startedAt: data.startedAt,
@@ -95,7 +102,14 @@ export const runProjection = typedDocumentProjection<BatchStarted | RunFinished 
     if (!document) return null;
     if (event.type === 'RunFinished') {
       const { data } = event;
-      return { ...document, status: data.status, failure: data.failure, finishedAt: data.finishedAt, distribution: storedDistribution(data.distribution), costs: data.costs };
+      return {
+        ...document,
+        status: data.status,
+        failure: data.failure,
+        finishedAt: data.finishedAt,
+        distribution: storedDistribution(data.distribution),
+        costs: data.costs,
+      };
     }
     return withTrialEvent(document, event);
   },

@@ -29,9 +29,27 @@ export type TrialView = {
 
 export function queuedTrial(id: string, ordinal: number): TrialView {
   return {
-    id, ordinal, status: 'queued', timed: false, exitCode: null, commands: 0, failedCommands: 0, modelMs: 0, sandboxMs: 0,
-    sandboxId: null, filesChanged: [], failure: null, voidFields: [], costs: null, usage: null, artifacts: [],
-    trajectory: [], verifySteps: [], validations: [], startedAt: null, finishedAt: null,
+    id,
+    ordinal,
+    status: 'queued',
+    timed: false,
+    exitCode: null,
+    commands: 0,
+    failedCommands: 0,
+    modelMs: 0,
+    sandboxMs: 0,
+    sandboxId: null,
+    filesChanged: [],
+    failure: null,
+    voidFields: [],
+    costs: null,
+    usage: null,
+    artifacts: [],
+    trajectory: [],
+    verifySteps: [],
+    validations: [],
+    startedAt: null,
+    finishedAt: null,
   };
 }
 
@@ -51,12 +69,23 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
     case 'TrialScored':
     case 'TrialVoided': {
       const data = event.data;
-      const voided = event.type === 'TrialVoided' ? { failure: event.data.failure, voidFields: event.data.voidFields } : { failure: event.data.failure ?? null, voidFields: [] };
+      const voided =
+        event.type === 'TrialVoided'
+          ? { failure: event.data.failure, voidFields: event.data.voidFields }
+          : { failure: event.data.failure ?? null, voidFields: [] };
       return {
         ...trial,
         status: event.type === 'TrialVoided' ? 'void' : event.data.status,
-        timed: data.timed, exitCode: data.exitCode, modelMs: data.modelMs, sandboxMs: data.sandboxMs, sandboxId: data.sandboxId,
-        filesChanged: data.filesChanged, artifacts: data.artifacts, usage: data.usage, costs: data.costs, finishedAt: data.finishedAt,
+        timed: data.timed,
+        exitCode: data.exitCode,
+        modelMs: data.modelMs,
+        sandboxMs: data.sandboxMs,
+        sandboxId: data.sandboxId,
+        filesChanged: data.filesChanged,
+        artifacts: data.artifacts,
+        usage: data.usage,
+        costs: data.costs,
+        finishedAt: data.finishedAt,
         ...voided,
       };
     }

@@ -61,7 +61,12 @@ export function afterCursor(keys: readonly SortKey[]): Filter {
  * A page read with `limit + 1` documents: the extra one only says whether a next page exists,
  * so a full last page answers `next: null` rather than leading to an empty page.
  */
-export function pageOf<D, V>(documents: D[], limit: number, toCursor: (document: D) => Cursor, toView: (document: D) => V): { items: V[]; next: Cursor | null } {
+export function pageOf<D, V>(
+  documents: D[],
+  limit: number,
+  toCursor: (document: D) => Cursor,
+  toView: (document: D) => V,
+): { items: V[]; next: Cursor | null } {
   const page = documents.slice(0, limit);
   const next = documents.length > limit ? toCursor(page[page.length - 1]) : null;
   return { items: page.map(toView), next };

@@ -54,7 +54,10 @@ export type SourceDto = EmptySourceDto | RepoSourceDto | FilesSourceDto;
 export class SuiteDto {
   @IsString() @Length(1, 100) @Matches(SLUG, { message: 'must be lower-case words joined by "-"' }) id!: string;
   @IsString() @Length(1, 200000) prompt!: string;
-  @IsOptional() @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS))
+  @IsOptional()
+  @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION)
+  @ValidateNested()
+  @Type(unionMember(SOURCE_KINDS))
   source?: SourceDto | null;
   @IsOptional() @IsString() @Length(1, 200) name?: string;
 }
@@ -93,7 +96,12 @@ export class ValidatorDto {
   @IsString() @Length(1, 200) name!: string;
   @IsString() @Length(1, 1000000) source!: string;
   @IsOptional() @IsBoolean() capture?: boolean;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ManifestEntryDto)
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => ManifestEntryDto)
   manifest?: ManifestEntryDto[];
 }
 
@@ -103,11 +111,16 @@ export class CaseDto {
   @IsOptional() @ValidateNested() @Type(() => CacheDto) cache?: CacheDto;
   @IsOptional() @IsInt() @Min(1) @Max(50) maxTurns?: number | null;
   @IsOptional() @IsInt() @Min(1000) @Max(3600000) timeoutMs?: number | null;
-  @IsOptional() @IsUnionOf(Object.keys(USER_KINDS), '{ kind: "simulated", goal, prompt } | { kind: "scripted", replies }')
-  @ValidateNested() @Type(unionMember(USER_KINDS))
+  @IsOptional()
+  @IsUnionOf(Object.keys(USER_KINDS), '{ kind: "simulated", goal, prompt } | { kind: "scripted", replies }')
+  @ValidateNested()
+  @Type(unionMember(USER_KINDS))
   user?: SimulatedUserDto | ScriptedUserDto | null;
   @IsOptional() @ValidateNested() @Type(() => PrepareDto) prepare?: PrepareDto | null;
-  @ValidateIf(present('source')) @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION) @ValidateNested() @Type(unionMember(SOURCE_KINDS))
+  @ValidateIf(present('source'))
+  @IsUnionOf(Object.keys(SOURCE_KINDS), SOURCE_DESCRIPTION)
+  @ValidateNested()
+  @Type(unionMember(SOURCE_KINDS))
   source?: SourceDto;
   @IsOptional() @IsArray() @ArrayMaxSize(12) @EachString(1, 40) tags?: string[];
   @IsOptional() @IsStringRecord() variables?: Record<string, string>;
@@ -119,7 +132,8 @@ export class ProfileDto {
   @IsOptional() @IsString() @Length(1, 200) name?: string;
   @IsOptional() @IsString() @Length(1, 100000) install?: string;
   @IsOptional() @IsString() @Length(1, 100000) run?: string;
-  @IsOptional() @IsStringRecord({ keyPattern: PROFILE_ENV_NAME, keyRule: PROFILE_ENV_RULE })
+  @IsOptional()
+  @IsStringRecord({ keyPattern: PROFILE_ENV_NAME, keyRule: PROFILE_ENV_RULE })
   env?: Record<string, string>;
   @IsOptional() @IsStringRecord() files?: Record<string, string>;
 }

@@ -21,10 +21,7 @@ export type AgentHarness = (typeof AGENT_HARNESSES)[number];
 export type Harness = (typeof HARNESSES)[number];
 export type Sandbox = (typeof SANDBOXES)[number];
 
-export type EvalSource =
-  | { kind: 'empty' }
-  | { kind: 'repo'; url: string; ref: string | null }
-  | { kind: 'files'; files: Record<string, string> };
+export type EvalSource = { kind: 'empty' } | { kind: 'repo'; url: string; ref: string | null } | { kind: 'files'; files: Record<string, string> };
 
 export interface Profile {
   name?: string;

@@ -16,7 +16,9 @@ export function renderPrompt(prompt: string, variables: Record<string, string>):
 export function describeSource(source: EvalSource | null): string {
   if (!source || source.kind === 'empty') return 'empty';
   if (source.kind === 'repo') return `repo ${source.url} ${source.ref ?? ''}`;
-  const files = Object.keys(source.files).sort().map((path) => `${path}\u0000${source.files[path]}`);
+  const files = Object.keys(source.files)
+    .sort()
+    .map((path) => `${path}\u0000${source.files[path]}`);
   return ['files', ...files].join(' ');
 }
 

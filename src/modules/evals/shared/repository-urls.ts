@@ -32,7 +32,12 @@ export function repositoryLocation(url: string): RepositoryLocation | { refused:
   if (/[\\\s\u0000-\u001f\u007f]/.test(url)) return { refused: 'contains a backslash, a space or a control character' };
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1].toLowerCase();
   if (scheme === 'https' || scheme === 'ssh') {
-    const host = normalHost(url.slice(scheme.length + 3).replace(/^[^/@]*@/, '').split('/')[0]);
+    const host = normalHost(
+      url
+        .slice(scheme.length + 3)
+        .replace(/^[^/@]*@/, '')
+        .split('/')[0],
+    );
     if (host === null) return { refused: 'has no valid host' };
     return { transport: scheme, ...host };
   }
@@ -55,7 +60,10 @@ function normalHost(authority: string): { host: string; port: number | null } | 
   try {
     const parsed = new URL(`https://${authority}/`);
     if (parsed.hostname === '') return null;
-    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+    const host = parsed.hostname
+      .replace(/^\[(.*)\]$/, '$1')
+      .replace(/\.$/, '')
+      .toLowerCase();
     return { host, port: parsed.port === '' ? null : Number(parsed.port) };
   } catch {
     return null;
@@ -84,10 +92,27 @@ export function isPrivateHost(host: string): boolean {
 
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 

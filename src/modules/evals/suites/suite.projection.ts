@@ -22,7 +22,17 @@ export type SuiteDocument = {
 export const suiteDocumentId = (organization: string, suiteId: string) => `${organization}.${suiteId}`;
 
 function blankSuite(organization: string, suiteId: string, name: string): SuiteDocument {
-  return { _id: suiteDocumentId(organization, suiteId), organization, suiteId, name, sortName: name.toLowerCase(), lastRunAt: null, lastRunAtMillis: 0, lastBatchId: null, definition: null };
+  return {
+    _id: suiteDocumentId(organization, suiteId),
+    organization,
+    suiteId,
+    name,
+    sortName: name.toLowerCase(),
+    lastRunAt: null,
+    lastRunAtMillis: 0,
+    lastBatchId: null,
+    definition: null,
+  };
 }
 
 function defined(current: SuiteDocument | null, data: SuiteDefined['data']): SuiteDocument {

@@ -36,11 +36,25 @@ const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
 /** A trial's costs, kept apart by classification; the model's is an estimate from the catalogue. */
 export function trialCosts(input: TrialCostInput): CostRecord {
   const components: CostComponent[] = [
-    { component: 'harness', classification: 'included', usd: null, source: 'assay', explanation: 'The harness runs on this server at no separate charge.', detail: { harness: input.harness } },
+    {
+      component: 'harness',
+      classification: 'included',
+      usd: null,
+      source: 'assay',
+      explanation: 'The harness runs on this server at no separate charge.',
+      detail: { harness: input.harness },
+    },
     modelCost(input),
     sandboxCost(input.sandbox),
     { component: 'platform', classification: 'included', usd: null, source: 'assay', explanation: 'Running the trial on this server is included.', detail: {} },
-    { component: 'judge', classification: 'included', usd: null, source: 'assay', explanation: 'No model judged this trial: a verify command decided it.', detail: {} },
+    {
+      component: 'judge',
+      classification: 'included',
+      usd: null,
+      source: 'assay',
+      explanation: 'No model judged this trial: a verify command decided it.',
+      detail: {},
+    },
     userCost(input.hasSimulatedUser),
   ];
   return totals(components);
@@ -48,7 +62,14 @@ export function trialCosts(input: TrialCostInput): CostRecord {
 
 function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
   if (harness === 'command' && !usage) {
-    return { component: 'model', classification: 'managed', usd: null, source: 'command', explanation: 'The command harness calls its model itself; Assay sees no usage to price.', detail: { model } };
+    return {
+      component: 'model',
+      classification: 'managed',
+      usd: null,
+      source: 'command',
+      explanation: 'The command harness calls its model itself; Assay sees no usage to price.',
+      detail: { model },
+    };
   }
   const entry = findModel(harness, model);
   if (!usage || !entry) {
@@ -74,16 +95,37 @@ function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
 
 function sandboxCost(sandbox: string | null): CostComponent {
   if (sandbox && REMOTE_SANDBOX.test(sandbox)) {
-    return { component: 'sandbox', classification: 'unknown', usd: null, source: sandbox, explanation: 'The remote sandbox vendor reports no price to Assay.', detail: { sandbox } };
+    return {
+      component: 'sandbox',
+      classification: 'unknown',
+      usd: null,
+      source: sandbox,
+      explanation: 'The remote sandbox vendor reports no price to Assay.',
+      detail: { sandbox },
+    };
   }
-  return { component: 'sandbox', classification: 'included', usd: null, source: 'assay', explanation: 'The sandbox runs on this server.', detail: { sandbox: sandbox ?? 'default' } };
+  return {
+    component: 'sandbox',
+    classification: 'included',
+    usd: null,
+    source: 'assay',
+    explanation: 'The sandbox runs on this server.',
+    detail: { sandbox: sandbox ?? 'default' },
+  };
 }
 
 function userCost(simulated: boolean): CostComponent {
   if (!simulated) {
     return { component: 'user', classification: 'included', usd: null, source: 'assay', explanation: 'No simulated user took part.', detail: {} };
   }
-  return { component: 'user', classification: 'unknown', usd: null, source: 'model-catalogue', explanation: 'The simulated user reported no token usage.', detail: {} };
+  return {
+    component: 'user',
+    classification: 'unknown',
+    usd: null,
+    source: 'model-catalogue',
+    explanation: 'The simulated user reported no token usage.',
+    detail: {},
+  };
 }
 
 function totals(components: CostComponent[]): CostRecord {

@@ -36,10 +36,7 @@ export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: s
  * `timed`; a limit it hit); null otherwise, and absent from TrialScored events stored before it existed.
  */
 export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed'; failure?: string | null }>;
-export type TrialVoided = DomainEvent<
-  'TrialVoided',
-  TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }
->;
+export type TrialVoided = DomainEvent<'TrialVoided', TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }>;
 
 export type TrialEvent = TrialQueued | TrialStarted | TrialCommandRecorded | TrialVerified | TrialScored | TrialVoided;
 

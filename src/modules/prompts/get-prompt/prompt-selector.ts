@@ -17,14 +17,11 @@ export interface SelectorInput {
 
 export function selectorOf({ version, channel, at }: SelectorInput): PromptSelector {
   if (version != null && channel != null) {
-    throw new BadRequest(
-      'Give "version" or "channel", not both: "version" pins one version, "channel" reads the version a channel points at.',
-    );
+    throw new BadRequest('Give "version" or "channel", not both: "version" pins one version, "channel" reads the version a channel points at.');
   }
   if (version != null && at != null) {
     throw new BadRequest(
-      '"at" reads a channel as it was at an instant, and a version is the same at every instant: ' +
-        'remove "at", or give "channel" instead of "version".',
+      '"at" reads a channel as it was at an instant, and a version is the same at every instant: ' + 'remove "at", or give "channel" instead of "version".',
     );
   }
   if (version != null) return { kind: 'version', version };

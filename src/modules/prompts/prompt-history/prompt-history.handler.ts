@@ -38,5 +38,13 @@ function channelFilter(channel: string | null): Filter {
 function toEntry(entry: PromptHistoryDocument): PromptHistoryEntry {
   const { at, actor, actorId } = entry;
   if (entry.kind === 'appended') return { kind: 'appended', at, actor, actorId, version: recorded(entry, 'version', entry.version), message: entry.message };
-  return { kind: 'promoted', at, actor, actorId, channel: recorded(entry, 'channel', entry.channel), fromVersion: entry.fromVersion, toVersion: recorded(entry, 'toVersion', entry.toVersion) };
+  return {
+    kind: 'promoted',
+    at,
+    actor,
+    actorId,
+    channel: recorded(entry, 'channel', entry.channel),
+    fromVersion: entry.fromVersion,
+    toVersion: recorded(entry, 'toVersion', entry.toVersion),
+  };
 }

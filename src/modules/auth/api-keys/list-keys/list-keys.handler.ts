@@ -17,9 +17,7 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys, { keys: Ap
   constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
 
   async execute({ organization }: ListApiKeys): Promise<{ keys: ApiKeySummary[] }> {
-    const documents = await this.readStore
-      .collection<ApiKeyDocument>(API_KEYS)
-      .find({ organization }, { sort: { createdAt: -1, _id: -1 } });
+    const documents = await this.readStore.collection<ApiKeyDocument>(API_KEYS).find({ organization }, { sort: { createdAt: -1, _id: -1 } });
     // Never the hash: a listing shows which keys exist, not anything that could verify one.
     const keys = documents.map(({ _id, name, permissions, createdAt, revokedAt }) => ({ id: _id, name, permissions, createdAt, revokedAt }));
     return { keys };

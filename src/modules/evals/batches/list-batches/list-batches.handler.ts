@@ -46,7 +46,12 @@ export const batchCursor = (batch: BatchDocument): Cursor => ({
 
 /** The filter and options of one page: what the handler and the benchmark's bare route both run. */
 export function batchPageQuery(organization: string, cursor: Cursor | null, limit: number) {
-  const after = cursor ? afterCursor([{ ...BATCH_ORDER[0], value: cursor.startedAtMillis }, { ...BATCH_ORDER[1], value: cursor.id }]) : {};
+  const after = cursor
+    ? afterCursor([
+        { ...BATCH_ORDER[0], value: cursor.startedAtMillis },
+        { ...BATCH_ORDER[1], value: cursor.id },
+      ])
+    : {};
   return { filter: { organization, ...after }, options: { sort: sortOf(BATCH_ORDER), limit: limit + 1 } };
 }
 

@@ -41,7 +41,12 @@ export function toCase(evalCase: CaseDto): EvalCase {
     tags: [...(evalCase.tags ?? [])],
     variables: { ...(evalCase.variables ?? {}) },
     validator: evalCase.validator
-      ? { name: evalCase.validator.name, source: evalCase.validator.source, capture: evalCase.validator.capture, manifest: evalCase.validator.manifest?.map((m) => ({ index: m.index, name: m.name })) }
+      ? {
+          name: evalCase.validator.name,
+          source: evalCase.validator.source,
+          capture: evalCase.validator.capture,
+          manifest: evalCase.validator.manifest?.map((m) => ({ index: m.index, name: m.name })),
+        }
       : null,
     verify: evalCase.verify ?? null,
   };

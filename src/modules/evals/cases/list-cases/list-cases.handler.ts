@@ -29,7 +29,13 @@ function caseFilter(organization: string, filters: CaseFilters, cursor: Cursor |
   // `search` holds the lower-cased id and name, so a lower-cased literal is a case-insensitive match.
   if (filters.q) filter.search = { $regex: escapeRegex(filters.q.toLowerCase()) };
   if (!cursor) return filter;
-  return { ...filter, ...afterCursor([{ ...CASE_ORDER[0], value: cursor.name.toLowerCase() }, { ...CASE_ORDER[1], value: cursor.id }]) };
+  return {
+    ...filter,
+    ...afterCursor([
+      { ...CASE_ORDER[0], value: cursor.name.toLowerCase() },
+      { ...CASE_ORDER[1], value: cursor.id },
+    ]),
+  };
 }
 
 @QueryHandler(ListCases)

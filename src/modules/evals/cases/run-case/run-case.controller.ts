@@ -17,7 +17,12 @@ export class RunCaseController {
   ) {}
 
   @Operation('evals.cases.run', 'evals:write')
-  run(@Body() body: RunCaseDto, @Req() request: FastifyRequest, @CurrentCaller() caller: Caller, @CorrelationId() correlationId: string): Promise<StartedBatch> {
+  run(
+    @Body() body: RunCaseDto,
+    @Req() request: FastifyRequest,
+    @CurrentCaller() caller: Caller,
+    @CorrelationId() correlationId: string,
+  ): Promise<StartedBatch> {
     const start = { checksIn: false, trigger: readTrigger(request), idempotency: readIdempotency(request, 'evals.cases.run', body) };
     const run = { caseId: body.id, trials: body.trials, variantIds: body.variants ?? null, start };
     return this.commandBus.execute(new RunCaseCommand(run, { caller, correlationId, now: this.clock.now() }));

@@ -165,6 +165,9 @@ export function capUtf8(text: string, capBytes: number): string {
 
 /** One line of at most 240 characters, redacted: the form of a trial's `failure`. */
 export function failureLine(text: string, redactor: Redactor): string {
-  const line = redactor.redact(text).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const line = redactor
+    .redact(text)
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .trim();
   return line.length <= 240 ? line : `${line.slice(0, 239)}…`;
 }

@@ -23,7 +23,14 @@ export async function bareSpawn(
   options: { network?: boolean; hiddenPaths?: string[]; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<BareSpawnResult> {
   const sandbox = driver === 'bubblewrap' ? new BubblewrapDriver(options.hiddenPaths ?? []) : processDriver;
-  const launch = sandbox.launch(command, { trialDir: workspace, workspace, network: options.network ?? false, privateTmp: true, user: null, limits: DEFAULT_TRIAL_LIMITS });
+  const launch = sandbox.launch(command, {
+    trialDir: workspace,
+    workspace,
+    network: options.network ?? false,
+    privateTmp: true,
+    user: null,
+    limits: DEFAULT_TRIAL_LIMITS,
+  });
   const collector = new OutputCollector(65_536);
   const env = options.env ?? { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace };
   const started = performance.now();

@@ -102,7 +102,16 @@ export function trialCommand(command: string, options: Pick<SandboxLaunchOptions
   const drop =
     user === null
       ? []
-      : [findHostTool('setpriv') ?? 'setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+      : [
+          findHostTool('setpriv') ?? 'setpriv',
+          `--reuid=${user.uid}`,
+          `--regid=${user.gid}`,
+          '--clear-groups',
+          '--inh-caps=-all',
+          '--bounding-set=-all',
+          '--no-new-privs',
+          '--',
+        ];
   return [...prlimit, '--', ...drop, '/bin/sh', '-c', command];
 }
 

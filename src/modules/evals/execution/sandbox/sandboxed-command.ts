@@ -106,7 +106,7 @@ class RunningCommand {
     this.settled = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.request.signal?.removeEventListener('abort', this.onAbort);
-    const status = this.exit === null ? 255 : this.exit.code ?? 128 + signalNumber(this.exit.signal);
+    const status = this.exit === null ? 255 : (this.exit.code ?? 128 + signalNumber(this.exit.signal));
     this.resolve({
       status,
       exitCode: this.exit?.code ?? null,
@@ -125,7 +125,10 @@ class RunningCommand {
     if (!this.request.launch.reportsStatus || this.timedOut || this.aborted) return null;
     // bubblewrap reports an exit code on fd 3 only once the command itself was executed.
     if (this.statusReport.includes('"exit-code"')) return null;
-    const ownError = this.request.collector.keptText().split('\n').find((line) => line.startsWith('bwrap:'));
+    const ownError = this.request.collector
+      .keptText()
+      .split('\n')
+      .find((line) => line.startsWith('bwrap:'));
     return `the sandbox failed to start: ${ownError ?? `bwrap exited with ${this.exit.code ?? this.exit.signal}`}`;
   }
 }

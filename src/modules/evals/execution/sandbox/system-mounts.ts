@@ -9,7 +9,16 @@ import * as path from 'node:path';
 export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
 /** Secrets of /etc hidden even from the read-only view (root-only on most hosts: a second wall). */
-const ETC_SECRETS = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/security/opasswd', '/etc/ssl/private', '/etc/sudoers', '/etc/sudoers.d'];
+const ETC_SECRETS = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/security/opasswd',
+  '/etc/ssl/private',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+];
 
 export function systemMounts(): string[] {
   const args: string[] = [];

@@ -77,7 +77,13 @@ function textOf(bytes: Buffer): string | null {
 /** Writes the content (read, or a larger file streamed from its path) through the sealer. */
 async function keepContent(store: ArtifactStore, sha256: string, content: Buffer | string): Promise<void> {
   const target = artifactPath(store.dataDir, store.organization, sha256);
-  if (await stat(target).then(() => true, () => false)) return;
+  if (
+    await stat(target).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const sealing = store.sealer === null ? unsealed : await store.sealer.begin(store.organization, sha256);
   await mkdir(path.dirname(target), { recursive: true });
   const temporary = path.join(path.dirname(target), `.tmp-${randomBytes(6).toString('hex')}`);

@@ -35,7 +35,11 @@ export const TRIAL_ACCOUNT = 'assay-trial';
  * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
  */
 async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise<void> {
-  const hostFile = (file: string) => readFile(file, 'utf8').then((text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`), () => '');
+  const hostFile = (file: string) =>
+    readFile(file, 'utf8').then(
+      (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
+      () => '',
+    );
   const passwd = `${await hostFile('/etc/passwd')}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`;
   const group = `${await hostFile('/etc/group')}${TRIAL_ACCOUNT}:x:${user.gid}:\n`;
   await writeFile(path.join(directory.root, 'passwd'), passwd, { mode: 0o644 });

@@ -28,7 +28,10 @@ export function workspacePath(workspace: string, relative: string): string {
 
 /** Creates the parent directories of `target`, refusing any that is a symbolic link or a file. */
 export async function ensureParents(workspace: string, target: string): Promise<void> {
-  const parts = path.relative(workspace, path.dirname(target)).split(path.sep).filter((part) => part !== '');
+  const parts = path
+    .relative(workspace, path.dirname(target))
+    .split(path.sep)
+    .filter((part) => part !== '');
   let current = workspace;
   for (const part of parts) {
     current = path.join(current, part);

@@ -30,10 +30,7 @@ export class ListRunsHandler implements IQueryHandler<ListRuns, RunPage> {
     const filter: Filter = { organization, 'case.id': caseId, ...(variantId !== null ? { 'variant.id': variantId } : {}) };
     const runs = this.readStore.collection<RunDocument>(RUNS);
     const sort = { startedAtMillis: -1, _id: -1 } as const;
-    const [documents, total] = await Promise.all([
-      runs.find(filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }),
-      runs.count(filter),
-    ]);
+    const [documents, total] = await Promise.all([runs.find(filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }), runs.count(filter)]);
     return { runs: documents.map(runView), page, pageSize: RUNS_PAGE_SIZE, total };
   }
 }

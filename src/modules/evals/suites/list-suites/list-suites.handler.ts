@@ -25,12 +25,19 @@ export class ListSuitesHandler implements IQueryHandler<ListSuites, SuiteList> {
 
   async execute({ organization, cursor, limit: requested }: ListSuites): Promise<SuiteList> {
     const limit = clampLimit(requested);
-    const after = cursor ? afterCursor([{ ...SUITE_ORDER[0], value: cursor.startedAtMillis }, { ...SUITE_ORDER[1], value: cursor.id }]) : {};
-    const documents = await this.readStore
-      .collection<SuiteDocument>(SUITES)
-      .find({ organization, ...after }, { sort: sortOf(SUITE_ORDER), limit: limit + 1 });
+    const after = cursor
+      ? afterCursor([
+          { ...SUITE_ORDER[0], value: cursor.startedAtMillis },
+          { ...SUITE_ORDER[1], value: cursor.id },
+        ])
+      : {};
+    const documents = await this.readStore.collection<SuiteDocument>(SUITES).find({ organization, ...after }, { sort: sortOf(SUITE_ORDER), limit: limit + 1 });
     const page = pageOf(documents, limit, suiteCursor, (suite) => suite);
-    const cases = await casesOfSuites(this.readStore, organization, page.items.map((suite) => suite.suiteId));
+    const cases = await casesOfSuites(
+      this.readStore,
+      organization,
+      page.items.map((suite) => suite.suiteId),
+    );
     return { suites: page.items.map((suite) => suiteSummary(suite, cases.get(suite.suiteId) ?? [])), next: page.next };
   }
 }
