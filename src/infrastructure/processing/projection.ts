@@ -67,5 +67,3 @@ async function projectOne<D extends Document>(
   const document = { ...next, _id: id, _position: event.position } as D & ProjectedDocument;
   await collection.replaceOne({ _id: id }, document, { upsert: true });
 }
-
-export const PROJECTIONS = Symbol('Projections');
