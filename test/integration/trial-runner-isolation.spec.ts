@@ -9,6 +9,7 @@ import { systemLookup } from '#modules/evals/execution/clone-guard';
 import { createTrialRunner, SandboxTrialRunner } from '#modules/evals/execution/trial-runner';
 import { describeWithBubblewrap, itWithBubblewrap } from '../support/bubblewrap';
 import { BUBBLEWRAP, harnessStep, PROCESS, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
+import { systemClock } from '#shared/clock';
 
 const dirs = new TempDirs();
 let server: Server;
@@ -167,6 +168,7 @@ function runnerWithDriver(dataDir: string, driver: SandboxDriver): Pick<SandboxT
     cloneTimeoutMs: 10_000,
     lookupHost: systemLookup,
     logger: null,
+    clock: systemClock,
   };
   const runner = new SandboxTrialRunner(settings, { bubblewrap: driver, process: driver });
   return { run: (spec, signal) => runner.run({ ...spec, sandbox: 'sandbox_kind_1' }, signal) };

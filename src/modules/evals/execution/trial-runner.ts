@@ -34,6 +34,7 @@ import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
+import { Clock, systemClock } from '#shared/clock';
 
 export interface TrialRunnerOptions {
   dataDir: string;
@@ -53,6 +54,8 @@ export interface TrialRunnerOptions {
   logger?: TrialLogger;
   /** Encrypts artifacts at rest (the server's seals under the organization's data key); without one they are kept unencrypted. */
   artifactSealer?: ArtifactSealer;
+  /** Where the trial's times come from; default the system clock. */
+  clock?: Clock;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -75,6 +78,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     lookupHost: options.lookupHost ?? systemLookup,
     logger: options.logger ?? null,
+    clock: options.clock ?? systemClock,
     artifactSealer: options.artifactSealer ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
@@ -95,7 +99,7 @@ export class SandboxTrialRunner implements TrialRunner {
     if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
     const sandbox = await this.sandboxFor(spec.sandbox);
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
-    const startedAt = Date.now();
+    const startedAt = this.settings.clock.now().getTime();
     const id = `sbx_${randomBytes(8).toString('hex')}`;
     // The process driver isolates nothing: its trials run as the server, as they always did.
     const user = sandbox.driver.name === 'bubblewrap' ? this.users.take() : null;
@@ -116,7 +120,7 @@ export class SandboxTrialRunner implements TrialRunner {
     );
     // Given back only once the directory is gone: no file of this trial is left to the next owner.
     this.users.give(user);
-    const outcome = session.outcome(verdict, plan.version, Date.now() - startedAt);
+    const outcome = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
     return { ...outcome, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
   }
 

@@ -9,6 +9,7 @@ import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUs
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
+import type { Clock } from '#shared/clock';
 
 export interface TrialLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -26,6 +27,8 @@ export interface RunnerSettings {
   /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
   lookupHost: HostLookup;
   logger: TrialLogger | null;
+  /** Where the trial's times come from. */
+  clock: Clock;
   /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
   artifactSealer?: ArtifactSealer | null;
 }
@@ -88,7 +91,15 @@ export class TrialSession {
       user: this.sandbox.user,
       limits: this.settings.config.limits,
     });
-    const result = await runCommand({ launch, env: options.env, stdin: options.stdin ?? null, timeoutMs: options.timeoutMs, signal: this.signal, collector });
+    const result = await runCommand({
+      launch,
+      env: options.env,
+      stdin: options.stdin ?? null,
+      timeoutMs: options.timeoutMs,
+      signal: this.signal,
+      collector,
+      clock: this.settings.clock,
+    });
     if (result.aborted) throw interrupted();
     if (result.startErrorCode === 'E2BIG') {
       // The case's own text (a huge prompt in a template) is too large to exec: not our fault.

@@ -1,4 +1,5 @@
 import { constants as osConstants } from 'node:os';
+import { Clock, systemClock } from '#shared/clock';
 import { changesProgramStart } from '#shared/reserved-variables';
 import type { OutputCollector } from '../output/captured-output';
 import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
@@ -14,6 +15,8 @@ export interface CommandRequest {
   collector: OutputCollector;
   /** How the command is started: through the shared spawn helper unless told otherwise. */
   launcher?: ProcessLauncher;
+  /** Where the command's start and end times come from (tests may control it). */
+  clock?: Clock;
 }
 
 export interface CommandResult {
@@ -46,7 +49,8 @@ export function runCommand(request: CommandRequest): Promise<CommandResult> {
 
 class RunningCommand {
   private child: LaunchedProcess | null = null;
-  private readonly startedAtMillis = Date.now();
+  private readonly clock: Clock;
+  private readonly startedAtMillis: number;
   private statusReport = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   private spawnError: NodeJS.ErrnoException | null = null;
@@ -58,7 +62,10 @@ class RunningCommand {
   constructor(
     private readonly request: CommandRequest,
     private readonly resolve: (result: CommandResult) => void,
-  ) {}
+  ) {
+    this.clock = request.clock ?? systemClock;
+    this.startedAtMillis = this.clock.now().getTime();
+  }
 
   start(): void {
     const { launch, env, stdin } = this.request;
@@ -115,7 +122,7 @@ class RunningCommand {
       startFailure: this.startFailure(),
       startErrorCode: this.spawnError?.code ?? null,
       startedAtMillis: this.startedAtMillis,
-      finishedAtMillis: Date.now(),
+      finishedAtMillis: this.clock.now().getTime(),
     });
   }
 
