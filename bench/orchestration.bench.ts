@@ -1,20 +1,21 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { loadConfig } from '../src/config';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { RunningServer, startServer } from '../src/main';
 import { bareSpawn, detectDefaultSandbox } from '#modules/evals/execution';
 import type { Progress, Suite } from './support/suite';
+import { tempDir } from './support/sqlite-log';
 import { percentile, Row } from './support/table';
 
 const KEY = 'assay_bench_orchestration_key_0123456789';
 
+/** A server on a data directory of its own; `close` stops it and removes the directory. */
 async function serve(parallel: number): Promise<RunningServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-orch-'));
+  const data = tempDir('orch');
+  const dataDir = data.dir;
   // Hosts without bubblewrap measure the process driver, which needs the operator's consent.
-  const config = path.join(dataDir, 'bench-config.yaml');
+  const config = data.file('bench-config.yaml');
   fs.writeFileSync(config, 'allowUnsandboxed: true\n');
   const env = {
     HOST: '127.0.0.1',
@@ -25,7 +26,14 @@ async function serve(parallel: number): Promise<RunningServer> {
     ASSAY_INIT_API_KEY: KEY,
     ASSAY_MAX_PARALLEL_TRIALS: String(parallel),
   };
-  return startServer(loadConfig(env), new JsonLogger('silent'));
+  const server = await startServer(loadConfig(env), new JsonLogger('silent'));
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      data.remove();
+    },
+  };
 }
 
 async function call(server: RunningServer, operation: string, body: unknown): Promise<any> {
@@ -84,12 +92,16 @@ async function overheadRows(progress: Progress, driver: string): Promise<Row[]> 
     for (let batch = 0; batch < 2; batch += 1) await runBatch(server, 10, 10, 'true');
     const timings = trialTimings(await server.runtime.eventStore.readAll());
     const overhead = timings.map((t) => t.wallMs - t.commandsMs);
-    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-bare-'));
+    const workspace = tempDir('bare');
     const bare: number[] = [];
     const counter = progress.counter('bare spawns', 200);
-    for (let i = 0; i < 200; i += 1) {
-      bare.push((await bareSpawn(driver as 'bubblewrap' | 'process', workspace, 'true')).durationMs);
-      counter.tick();
+    try {
+      for (let i = 0; i < 200; i += 1) {
+        bare.push((await bareSpawn(driver as 'bubblewrap' | 'process', workspace.dir, 'true')).durationMs);
+        counter.tick();
+      }
+    } finally {
+      workspace.remove();
     }
     const bareP50 = percentile(bare, 50);
     return [
