@@ -102,8 +102,13 @@ function log(): RecordedEvent[] {
     ['TrialScored', scored('run_1', 'bat_1', 'passed')],
     ['TrialScored', scored('run_2', 'bat_2', 'failed')],
   ];
+  return recorded(events, 'e');
+}
+
+/** The events as the log gives them back, in order, ten positions apart; ids start with `prefix`. */
+function recorded(events: Array<[string, unknown]>, prefix: string): RecordedEvent[] {
   return events.map(([type, data], index) => ({
-    id: `e${index}`,
+    id: `${prefix}${index}`,
     type,
     data,
     metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
@@ -198,16 +203,7 @@ describe('replaying a log stored before timeouts were scored and empty rates wer
         },
       ],
     ];
-    return events.map(([type, data], index) => ({
-      id: `o${index}`,
-      type,
-      data,
-      metadata: { organization: ORG, actor: 'me', correlationId: 'c', causationId: 'c' },
-      streamName: `s-${index}`,
-      revision: 0,
-      position: (index + 1) * 10,
-      createdAt: '2025-01-01T00:00:00.000Z',
-    }));
+    return recorded(events, 'o');
   }
 
   it("keeps the old timed-out trial void as recorded, and reads its run's rates as null", async () => {
