@@ -29,11 +29,6 @@ export class Redactor {
   redact(text: string): string {
     return this.pattern.replace(text, REDACTED);
   }
-
-  /** Drops a trailing partial secret (the start of a form cut off where we stopped keeping output). */
-  dropPartialSecretAtEnd(text: string): string {
-    return text.slice(0, this.pattern.partialFormStart(text));
-  }
 }
 
 /** Kept past each cut beyond the longest secret: room for characters the cut splits. */

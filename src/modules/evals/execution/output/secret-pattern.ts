@@ -55,34 +55,6 @@ export class SecretPattern {
     }
     return spans.finish();
   }
-
-  /** Where a form was cut off at the end of `text`, or text.length: the first character of its kept start. */
-  partialFormStart(text: string): number {
-    let cut = text.length;
-    for (const form of this.forms) cut = Math.min(cut, text.length - keptPrefixLength(text, form));
-    return cut;
-  }
-}
-
-/**
- * The longest proper prefix of `form` that `text` ends with, by Knuth-Morris-Pratt: linear in
- * both, where trying each possible start would be quadratic (a 32 KiB secret's percent form).
- */
-function keptPrefixLength(text: string, form: string): number {
-  const fallback = new Int32Array(form.length);
-  for (let index = 1, matched = 0; index < form.length; index += 1) {
-    while (matched > 0 && form.charCodeAt(index) !== form.charCodeAt(matched)) matched = fallback[matched - 1];
-    if (form.charCodeAt(index) === form.charCodeAt(matched)) matched += 1;
-    fallback[index] = matched;
-  }
-  let matched = 0;
-  for (let index = Math.max(0, text.length - form.length + 1); index < text.length; index += 1) {
-    while (matched > 0 && text.charCodeAt(index) !== form.charCodeAt(matched)) matched = fallback[matched - 1];
-    if (text.charCodeAt(index) === form.charCodeAt(matched)) matched += 1;
-    // A whole form is not a cut-off one (and cannot fit in the characters read): keep looking for a shorter.
-    if (matched === form.length) matched = fallback[matched - 1];
-  }
-  return matched;
 }
 
 /** Builds the text with each merged stretch of occurrences replaced. */
