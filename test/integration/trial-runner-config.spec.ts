@@ -30,6 +30,8 @@ describe('execution config', () => {
 
   it('takes the limits given and keeps the defaults of the others', () => {
     expect(parseExecutionConfig({ limits: { processes: 32, tmpMb: 8 } }).limits).toEqual({ processes: 32, memoryMb: 8192, tmpMb: 8, workspaceMb: 8192 });
+    // The bounds themselves are taken.
+    expect(parseExecutionConfig({ limits: { processes: 1, workspaceMb: 1048576 } }).limits).toMatchObject({ processes: 1, workspaceMb: 1048576 });
   });
 
   it('treats no file as no configured drivers', () => {
@@ -73,6 +75,8 @@ describe('execution config', () => {
     ],
     [{ harnesses: { harness_kind_1: { version: '1', run: 'x', env: { LD_PRELOAD: 'x.so' } } } }, /env\.LD_PRELOAD: "LD_PRELOAD" is a reserved/],
     [{ limits: { processes: 0 } }, /limits\.processes: must be a whole number from 1 to 1048576/],
+    [{ limits: { workspaceMb: 1048577 } }, /limits\.workspaceMb: must be a whole number from 1 to 1048576/],
+    [{ limits: { memoryMb: 1.5 } }, /limits\.memoryMb: must be a whole number/],
     [{ limits: { tmpMb: '8' } }, /limits\.tmpMb: must be a whole number/],
     [{ limits: { diskMb: 8 } }, /limits\.diskMb: unknown key; expected one of processes, memoryMb, tmpMb, workspaceMb/],
   ])('refuses %j, naming the bad key', (raw, message) => {
