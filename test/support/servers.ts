@@ -67,7 +67,9 @@ export async function startChild(env: Partial<Record<string, string>>): Promise<
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`);
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ASSAY_CONFIG: TEST_CONSENT_CONFIG, ...env },
+    // A temporary directory of the test file's own: a server the test kills keeps its trial root
+    // there (the next server on it would clean it), and the file's end removes it either way.
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ASSAY_CONFIG: TEST_CONSENT_CONFIG, TMPDIR: tempDir('assay-tmp-'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
