@@ -3,7 +3,18 @@ import * as path from 'node:path';
 import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
 import { cacheLocation } from '#modules/evals/execution/workspace/cache';
 import { itWithBubblewrap } from '../support/bubblewrap';
-import { BUBBLEWRAP, gitRepoWithTwoCommits, harnessStep, PROCESS, sha256, stepsStarting, TempDirs, testRunner, trialSpec } from '../support/trial-fixtures';
+import {
+  BUBBLEWRAP,
+  commandsOf,
+  gitRepoWithTwoCommits,
+  harnessStep,
+  PROCESS,
+  sha256,
+  stepsStarting,
+  TempDirs,
+  testRunner,
+  trialSpec,
+} from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.removeAll());
@@ -130,18 +141,18 @@ describe('TrialRunner: cache', () => {
     const profile = { install, run: 'echo by-agent > .cache/deps/agent.txt' };
     const first = await runner.run(trialSpec({ cache, profile }));
     expect(first.status).toBe('passed');
-    expect(first.trajectory[0].output).toBe('fresh\n');
+    expect(commandsOf(first)[0].output).toBe('fresh\n');
     const stored = cacheLocation(dataDir, 'acme', cache.key);
     expect(stored).toBe(path.join(dataDir, 'cache', 'acme', sha256(cache.key)));
     expect(readdirSync(stored)).toEqual(['built.txt']);
 
     const second = await runner.run(trialSpec({ cache, profile, verify: 'test -f .cache/deps/built.txt' }));
     expect(second.status).toBe('passed');
-    expect(second.trajectory[0].output).toBe('restored\n');
+    expect(commandsOf(second)[0].output).toBe('restored\n');
     const otherOrganization = await runner.run(trialSpec({ cache, profile, organization: 'other-org' }));
-    expect(otherOrganization.trajectory[0].output).toBe('fresh\n');
+    expect(commandsOf(otherOrganization)[0].output).toBe('fresh\n');
     const otherKey = await runner.run(trialSpec({ cache: { ...cache, key: 'deps-v2' }, profile }));
-    expect(otherKey.trajectory[0].output).toBe('fresh\n');
+    expect(commandsOf(otherKey)[0].output).toBe('fresh\n');
   });
 
   it('does not follow a link planted at the cache path', async () => {

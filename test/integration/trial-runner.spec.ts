@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadExecutionConfig } from '#modules/evals/execution/execution-config';
-import { artifactContent, harnessStep, PROCESS, stepsStarting, TempDirs, testRunner, trialSpec, TEST_SANDBOXES } from '../support/trial-fixtures';
+import { artifactContent, commandsOf, harnessStep, PROCESS, stepsStarting, TempDirs, testRunner, trialSpec, TEST_SANDBOXES } from '../support/trial-fixtures';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.removeAll());
@@ -13,9 +13,9 @@ describe('TrialRunner: harness, verify and verdict', () => {
     expect(outcome).toMatchObject({ status: 'passed', failure: null, voidFields: [], serviceFault: false, timed: false, exitCode: 0 });
     expect(outcome.harnessVersion).toBe('command/1');
     expect(outcome.sandboxId).toMatch(/^sbx_[0-9a-f]+$/);
-    expect(outcome.trajectory.map((entry) => entry.command)).toEqual(['echo hello > out.txt', 'grep -q hello out.txt']);
+    expect(commandsOf(outcome).map((entry) => entry.command)).toEqual(['echo hello > out.txt', 'grep -q hello out.txt']);
     expect(outcome.verifySteps).toEqual([{ command: 'grep -q hello out.txt', exitCode: 0 }]);
-    const step = outcome.trajectory[0];
+    const step = commandsOf(outcome)[0];
     expect(step).toMatchObject({ _tag: 'command', exitCode: 0, output: '', outputTruncated: false });
     expect(step.finishedAtMillis).toBeGreaterThanOrEqual(step.startedAtMillis);
     expect(outcome.usage).toBeNull();
@@ -70,7 +70,7 @@ describe('TrialRunner: harness, verify and verdict', () => {
     };
     const outcome = await runner.run(trialSpec({ profile, env: { ORG_VAR: 'org' }, verify: 'test "$PROFILE_FLAG$ORG_VAR" = onorg' }));
     expect(outcome.status).toBe('passed');
-    expect(outcome.trajectory.map((entry) => entry.command)).toEqual([profile.install, profile.run, 'test "$PROFILE_FLAG$ORG_VAR" = onorg']);
+    expect(commandsOf(outcome).map((entry) => entry.command)).toEqual([profile.install, profile.run, 'test "$PROFILE_FLAG$ORG_VAR" = onorg']);
     expect(artifactContent(dataDir, outcome, 'seen.txt')).toBe('level=3\nflag=on');
   });
 
@@ -78,8 +78,8 @@ describe('TrialRunner: harness, verify and verdict', () => {
     const { runner } = testRunner(dirs);
     const outcome = await runner.run(trialSpec({ profile: { install: 'echo broken; exit 4', run: 'touch ran.txt' } }));
     expect(outcome).toMatchObject({ status: 'void', failure: 'install failed with exit code 4', voidFields: ['install'], serviceFault: false });
-    expect(outcome.trajectory.map((entry) => entry.command)).toEqual(['echo broken; exit 4']);
-    expect(outcome.trajectory[0]).toMatchObject({ exitCode: 4, output: 'broken\n' });
+    expect(commandsOf(outcome).map((entry) => entry.command)).toEqual(['echo broken; exit 4']);
+    expect(commandsOf(outcome)[0]).toMatchObject({ exitCode: 4, output: 'broken\n' });
   });
 
   it('caps each output at outputCapBytes, keeping its start and its end, and says it was truncated', async () => {
@@ -184,7 +184,7 @@ describe('TrialRunner: harness, verify and verdict', () => {
   it('records only commands run in the sandbox in the trajectory', async () => {
     const { runner } = testRunner(dirs);
     const outcome = await runner.run(trialSpec({ source: { kind: 'files', files: { 'a.txt': 'a' } }, profile: { run: 'true', files: { 'b.txt': 'b' } } }));
-    expect(outcome.trajectory.map((entry) => entry.command)).toEqual(['true', 'true']);
+    expect(commandsOf(outcome).map((entry) => entry.command)).toEqual(['true', 'true']);
     expect(stepsStarting(outcome, 'git')).toEqual([]);
   });
 });

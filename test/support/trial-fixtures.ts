@@ -64,18 +64,29 @@ export function trialSpec(overrides: Partial<TrialSpec> = {}): TrialSpec {
     verify: 'true',
     env: {},
     secrets: [],
+    user: null,
+    maxTurns: 8,
+    variables: {},
+    validator: null,
+    prepare: null,
+    providerKeys: {},
     ...overrides,
   };
 }
 
+/** The trajectory's command entries (not its messages), in order. */
+export function commandsOf(outcome: TrialOutcome): TrajectoryCommand[] {
+  return outcome.trajectory.filter((entry): entry is TrajectoryCommand => entry._tag === 'command');
+}
+
 /** The command entries whose command starts with `prefix`. */
 export function stepsStarting(outcome: TrialOutcome, prefix: string): TrajectoryCommand[] {
-  return outcome.trajectory.filter((entry) => entry.command.startsWith(prefix));
+  return commandsOf(outcome).filter((entry) => entry.command.startsWith(prefix));
 }
 
 /** The trajectory entry of the harness run (the command equal to `run`). */
 export function harnessStep(outcome: TrialOutcome, run: string): TrajectoryCommand {
-  const step = outcome.trajectory.find((entry) => entry.command === run);
+  const step = commandsOf(outcome).find((entry) => entry.command === run);
   if (step === undefined) throw new Error(`no trajectory entry for ${run}: ${JSON.stringify(outcome.trajectory)}`);
   return step;
 }

@@ -1,4 +1,4 @@
-import type { CacheSpec, EvalSource, Profile } from '../shared/definitions';
+import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */
 export interface TrialSpec {
@@ -20,6 +20,16 @@ export interface TrialSpec {
   env: Record<string, string>;
   /** Values to replace with `[redacted]` in everything captured from the trial. */
   secrets: string[];
+  /** The case's user: null for a single-turn trial. */
+  user: EvalUser | null;
+  /** Most user turns, the opening prompt included (the case's, default 8). */
+  maxTurns: number;
+  /** The case's variables, as the prompt was rendered with them. */
+  variables: Record<string, string>;
+  validator: EvalCase['validator'];
+  prepare: EvalCase['prepare'];
+  /** API keys of model providers, by provider name, resolved by the host (server variables or connectors). */
+  providerKeys: Record<string, string>;
 }
 
 export interface TrajectoryCommand {
@@ -31,6 +41,27 @@ export interface TrajectoryCommand {
   output: string;
   outputTruncated: boolean;
 }
+
+/** A turn of the conversation: the user's message (turn 1 is the opening prompt) or the agent's answer. */
+export interface TrajectoryMessage {
+  _tag: 'message';
+  role: 'user' | 'agent';
+  turn: number;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+export type ConversationEndReason = 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed';
+
+/** The last entry of a conversation's trajectory: how many agent turns ran and why it ended. */
+export interface TrajectoryConversation {
+  _tag: 'conversation';
+  turns: number;
+  endReason: ConversationEndReason;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation;
 
 export interface TrialUsage {
   inputTokens: number;
@@ -59,7 +90,7 @@ export interface TrialOutcome {
   serviceFault: boolean;
   /** The agent was still running at timeoutMs: the trial failed (it is not void). */
   timed: boolean;
-  trajectory: TrajectoryCommand[];
+  trajectory: TrajectoryEntry[];
   verifySteps: Array<{ command: string; exitCode: number }>;
   filesChanged: string[];
   artifacts: TrialArtifact[];

@@ -5,7 +5,7 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
-import type { TrajectoryCommand, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import type { TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
@@ -58,7 +58,11 @@ export interface StepResult extends CommandResult {
  * command run in the sandbox goes through `step`, which records it in the trajectory.
  */
 export class TrialSession {
-  readonly trajectory: TrajectoryCommand[] = [];
+  readonly trajectory: TrajectoryEntry[] = [];
+  /** The conversation so far, as validators and the simulated user see it. */
+  readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
+  /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
+  finalMessage: string | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];

@@ -4,6 +4,7 @@ import { sumCosts, TrialCostInput, trialCosts } from '../trials/costs';
 import { computeDistribution } from '../trials/distribution';
 import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
 import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
+import { DEFAULT_MAX_TURNS } from '../shared/definitions';
 import { TrialOutcome, TrialSpec, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 
@@ -31,6 +32,12 @@ export function trialSpec(batch: BatchStarted['data'], run: PlannedRun, trialId:
     verify: evalCase.verify,
     env: { ...environment.env, ...profileEnv },
     secrets: environment.secrets,
+    user: evalCase.user,
+    maxTurns: evalCase.maxTurns ?? DEFAULT_MAX_TURNS,
+    variables: evalCase.variables,
+    validator: evalCase.validator,
+    prepare: evalCase.prepare,
+    providerKeys: environment.providerKeys ?? {},
   };
 }
 
@@ -62,7 +69,11 @@ function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: Date): 
 
 /** The events that record a trial's outcome, appended together: commands, verify steps, verdict. */
 export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput, now: Date): TrialEvent[] {
-  const events: TrialEvent[] = outcome.trajectory.map((entry) => ({ type: 'TrialCommandRecorded', data: { ...ref, entry } }));
+  const events: TrialEvent[] = outcome.trajectory.map((entry): TrialEvent => {
+    if (entry._tag === 'message') return { type: 'TrialMessageRecorded', data: { ...ref, entry } };
+    if (entry._tag === 'conversation') return { type: 'TrialConversationEnded', data: { ...ref, entry } };
+    return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
+  });
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: { ...ref, ...step } });
   const result = resultOf(outcome, costInput, now);
   if (outcome.status === 'void') {

@@ -8,6 +8,8 @@ export interface ResolvedTrialEnvironment {
   connectionIds?: string[];
   /** The organization variables in `env`. */
   variableNames?: string[];
+  /** Model provider API keys by provider name (for the simulated user and judges); also in `secrets`. */
+  providerKeys?: Record<string, string>;
 }
 
 /** How a trial went, as far as its credentials are concerned. */

@@ -1,4 +1,4 @@
-import type { TrajectoryCommand, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
 import type { CostRecord } from '../trials/costs';
 import type { TrialEvent } from '../trials/trial.events';
 
@@ -20,9 +20,13 @@ export type TrialView = {
   costs: CostRecord | null;
   usage: TrialUsage | null;
   artifacts: TrialArtifact[];
-  trajectory: TrajectoryCommand[];
+  trajectory: TrajectoryEntry[];
   verifySteps: Array<{ command: string; exitCode: number }>;
   validations: unknown[];
+  /** Agent turns run; 0 until the trial ends. */
+  turns: number;
+  /** Why the conversation ended; null until it did (and for trials recorded before conversations). */
+  endReason: ConversationEndReason | null;
   startedAt: string | null;
   finishedAt: string | null;
 };
@@ -48,6 +52,8 @@ export function queuedTrial(id: string, ordinal: number): TrialView {
     trajectory: [],
     verifySteps: [],
     validations: [],
+    turns: 0,
+    endReason: null,
     startedAt: null,
     finishedAt: null,
   };
@@ -63,6 +69,12 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
     case 'TrialCommandRecorded': {
       const failed = event.data.entry.exitCode !== 0 ? 1 : 0;
       return { ...trial, trajectory: [...trial.trajectory, event.data.entry], commands: trial.commands + 1, failedCommands: trial.failedCommands + failed };
+    }
+    case 'TrialMessageRecorded':
+      return { ...trial, trajectory: [...trial.trajectory, event.data.entry] };
+    case 'TrialConversationEnded': {
+      const { entry } = event.data;
+      return { ...trial, trajectory: [...trial.trajectory, entry], turns: entry.turns, endReason: entry.endReason };
     }
     case 'TrialVerified':
       return { ...trial, verifySteps: [...trial.verifySteps, { command: event.data.command, exitCode: event.data.exitCode }] };

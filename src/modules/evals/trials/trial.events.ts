@@ -1,5 +1,5 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { TrajectoryCommand, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type { TrajectoryCommand, TrajectoryConversation, TrajectoryMessage, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
 import type { CostRecord } from './costs';
 
 /** Every trial event names its trial, run, batch and organization, so projections find their documents. */
@@ -30,6 +30,10 @@ export interface TrialResult {
 export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: number; queuedAt: string }>;
 export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string }>;
 export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef & { entry: TrajectoryCommand }>;
+/** A turn's message, between the commands of the trajectory. */
+export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef & { entry: TrajectoryMessage }>;
+/** The conversation's end: how many agent turns ran and why it ended. */
+export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', TrialRef & { entry: TrajectoryConversation }>;
 export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
 /**
  * `failure` says why a trial failed when verify did not decide it (the agent ran out of time:
@@ -38,8 +42,21 @@ export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: s
 export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { status: 'passed' | 'failed'; failure?: string | null }>;
 export type TrialVoided = DomainEvent<'TrialVoided', TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }>;
 
-export type TrialEvent = TrialQueued | TrialStarted | TrialCommandRecorded | TrialVerified | TrialScored | TrialVoided;
+export type TrialEvent =
+  TrialQueued | TrialStarted | TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialVerified | TrialScored | TrialVoided;
 
-export const TRIAL_EVENT_TYPES = ['TrialQueued', 'TrialStarted', 'TrialCommandRecorded', 'TrialVerified', 'TrialScored', 'TrialVoided'] as const;
+/** The events whose `entry` is a trajectory entry, in the order the trial recorded them. */
+export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded;
+
+export const TRIAL_EVENT_TYPES = [
+  'TrialQueued',
+  'TrialStarted',
+  'TrialCommandRecorded',
+  'TrialMessageRecorded',
+  'TrialConversationEnded',
+  'TrialVerified',
+  'TrialScored',
+  'TrialVoided',
+] as const;
 
 export const trialStream = (trialId: string) => `trial-${trialId}`;
