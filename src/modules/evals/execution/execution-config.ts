@@ -23,6 +23,7 @@ export { ExecutionConfigError } from './config-shape';
  *     version: "1.2.0"             # recorded as the trial's harnessVersion
  *     install: "npm i -g agent"    # optional, run in the sandbox before the profile's install
  *     run: "agent --model {{model}} -p {{prompt}}"   # placeholders are shell-quoted
+ *     continue: "agent --resume -p {{prompt}}"       # optional: turns 2+ of a conversation
  *     env: { AGENT_TELEMETRY: "0" }
  *     usage:                       # optional: how to read token counts from the harness output
  *       format: json-lines         # or regex (each field a pattern with one capture group)
@@ -31,6 +32,7 @@ export { ExecutionConfigError } from './config-shape';
  *       outputTokens: usage.output_tokens
  *       cacheReadTokens: usage.cache_read_input_tokens
  *       cacheWriteTokens: usage.cache_creation_input_tokens
+ *       finalMessage: result        # optional: the agent's final answer (a path, or a pattern with a group)
  * sandboxes:
  *   sandbox_kind_1: { driver: bubblewrap, network: true }
  * limits:                          # per trial; see trial-limits.ts for how each is held
@@ -49,6 +51,8 @@ export interface HarnessDefinition {
   version: string;
   install: string | null;
   run: string;
+  /** Run for turns 2+ of a conversation (e.g. with a resume flag); null: `run` again with the new message. */
+  continue: string | null;
   env: Record<string, string>;
   usage: UsageRule | null;
   /** Matched against the harness output of a failed run: a match means its credentials were refused. */
@@ -135,12 +139,13 @@ function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harness
 }
 
 function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
-  const fields = shape.object(value, at, ['version', 'install', 'run', 'env', 'usage', 'authFailure']);
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure']);
   const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
   return {
     version: nonEmptyString(shape, version, `${at}.version`),
     install: fields.install == null ? null : template(shape, fields.install, `${at}.install`),
     run: template(shape, fields.run, `${at}.run`),
+    continue: fields.continue == null ? null : template(shape, fields.continue, `${at}.continue`),
     env: stringMap(shape, fields.env, `${at}.env`),
     usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
     authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),

@@ -1,4 +1,5 @@
 import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
+import type { UserModelUse } from './conversation/conversation-user';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */
 export interface TrialSpec {
@@ -103,6 +104,10 @@ export interface TrialOutcome {
   sandboxDriver?: 'bubblewrap' | 'process' | null;
   /** The harness driver detected an authentication failure (its connectors become invalid). */
   authFailed?: boolean;
+  /** Agent turns and why the conversation ended; null or absent when the trial ended before it could. */
+  conversation?: { turns: number; endReason: ConversationEndReason } | null;
+  /** The simulated user's model use (priced when the configuration has a price); null or absent without one. */
+  userModel?: UserModelUse | null;
 }
 
 export interface TrialRunner {

@@ -30,7 +30,9 @@ import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
-import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
+import { agentEnv, verifyWorkspace } from './trial-turns';
+import { holdConversation } from './conversation/conversation';
+import { conversationUser } from './conversation/users';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
@@ -128,7 +130,7 @@ export class SandboxTrialRunner implements TrialRunner {
     try {
       const env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
-      const decided = await runAgentTurn(session, plan, env);
+      const decided = await holdConversation(session, plan, env, conversationUser(session.spec));
       return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;

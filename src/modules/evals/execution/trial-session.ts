@@ -5,7 +5,8 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
-import type { TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import type { UserModelUse } from './conversation/conversation-user';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
@@ -63,6 +64,10 @@ export class TrialSession {
   readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
   /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
   finalMessage: string | null = null;
+  /** How the conversation ended; null until it did (or when the trial ended before it could). */
+  ending: { turns: number; endReason: ConversationEndReason } | null = null;
+  /** The simulated user's model use; null without one. */
+  userModel: UserModelUse | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
@@ -125,6 +130,18 @@ export class TrialSession {
     return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '', limit };
   }
 
+  /** A turn's message, in the trajectory between the commands and in the conversation. */
+  recordMessage(role: 'user' | 'agent', turn: number, text: string): void {
+    this.trajectory.push({ _tag: 'message', role, turn, text, at: this.settings.clock.now().getTime() });
+    this.conversation.push({ role, text });
+    if (role === 'agent') this.finalMessage = text;
+  }
+
+  endConversation(turns: number, endReason: ConversationEndReason): void {
+    this.ending = { turns, endReason };
+    this.trajectory.push({ _tag: 'conversation', turns, endReason });
+  }
+
   /** The environment of every step: a fresh base, never the service's own (it holds keys). */
   baseEnv(): Record<string, string> {
     return {
@@ -155,6 +172,8 @@ export class TrialSession {
       usage: this.usage,
       harnessVersion,
       authFailed: this.authFailed,
+      conversation: this.ending,
+      userModel: this.userModel,
     };
   }
 }

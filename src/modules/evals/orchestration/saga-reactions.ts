@@ -76,6 +76,7 @@ export class SagaReactions {
         sandbox: variant.sandbox,
         usage: outcome.usage,
         hasSimulatedUser: hasSimulatedUser(batch, run),
+        userModel: outcome.userModel ?? null,
       };
       await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput, this.clock.now()), metadata, 1);
       if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);

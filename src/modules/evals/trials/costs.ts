@@ -1,7 +1,8 @@
 import type { TrialUsage } from '../execution/trial-runner.port';
+import type { UserModelUse } from '../execution/conversation/conversation-user';
 import { findModel } from '../models/model-catalogue';
 
-export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown';
+export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user';
 export type CostComponentName = 'harness' | 'model' | 'sandbox' | 'platform' | 'judge' | 'user';
 
 export interface CostComponent {
@@ -29,6 +30,8 @@ export interface TrialCostInput {
   sandbox: string | null;
   usage: TrialUsage | null;
   hasSimulatedUser: boolean;
+  /** The simulated user's model calls (absent or null: none was made). */
+  userModel?: UserModelUse | null;
 }
 
 const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
@@ -55,7 +58,7 @@ export function trialCosts(input: TrialCostInput): CostRecord {
       explanation: 'No model judged this trial: a verify command decided it.',
       detail: {},
     },
-    userCost(input.hasSimulatedUser),
+    userCost(input.hasSimulatedUser, input.userModel ?? null),
   ];
   return totals(components);
 }
@@ -114,17 +117,36 @@ function sandboxCost(sandbox: string | null): CostComponent {
   };
 }
 
-function userCost(simulated: boolean): CostComponent {
+/**
+ * The simulated user's model calls: a class of their own, never mixed with the agent's usage,
+ * priced from the configuration's price table (an estimate); a model without a price leaves the
+ * record incomplete.
+ */
+function userCost(simulated: boolean, use: UserModelUse | null): CostComponent {
   if (!simulated) {
     return { component: 'user', classification: 'included', usd: null, source: 'assay', explanation: 'No simulated user took part.', detail: {} };
   }
+  if (use === null) {
+    return {
+      component: 'user',
+      classification: 'simulated-user',
+      usd: 0,
+      source: 'assay',
+      explanation: 'The simulated user made no model calls in this trial.',
+      detail: { calls: 0 },
+    };
+  }
+  const { provider, model, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, usd } = use;
   return {
     component: 'user',
-    classification: 'unknown',
-    usd: null,
-    source: 'model-catalogue',
-    explanation: 'The simulated user reported no token usage.',
-    detail: {},
+    classification: 'simulated-user',
+    usd: usd === null ? null : round(usd),
+    source: provider,
+    explanation:
+      usd === null
+        ? `Unpriced: "${model}" has no price in the configuration's price table (prices.${model}).`
+        : `Estimated from the simulated user's token usage at the configured prices of "${model}".`,
+    detail: { provider, model, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
   };
 }
 
@@ -134,8 +156,9 @@ function totals(components: CostComponent[]): CostRecord {
   return {
     knownActualUsd: sum('actual'),
     allocatedUsd: sum('allocated'),
-    estimatedEquivalentUsd: sum('estimate'),
-    incomplete: components.some((c) => c.classification === 'unknown'),
+    // The simulated user's price comes from the configuration's table: an estimate too.
+    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user')),
+    incomplete: components.some((c) => c.classification === 'unknown' || (c.classification === 'simulated-user' && c.usd === null)),
     components,
     laterComponents: [],
   };
@@ -143,12 +166,16 @@ function totals(components: CostComponent[]): CostRecord {
 
 /** Adds a run's trials' cost records; each component's detail counts the trials added. */
 export function sumCosts(trialRecords: readonly CostRecord[]): CostRecord {
-  return addCosts(trialRecords, () => ({ trials: 1 }));
+  return addCosts(trialRecords, (component) => ({ trials: 1, ...tokenCounts(component) }));
 }
 
 /** Adds a batch's runs' cost records; each component's detail counts the runs and their trials. */
 export function sumRunCosts(runRecords: readonly CostRecord[]): CostRecord {
-  return addCosts(runRecords, (component) => ({ runs: 1, trials: typeof component.detail.trials === 'number' ? component.detail.trials : 0 }));
+  return addCosts(runRecords, (component) => ({
+    runs: 1,
+    trials: typeof component.detail.trials === 'number' ? component.detail.trials : 0,
+    ...tokenCounts(component),
+  }));
 }
 
 /** Component by component and class by class; the detail adds up what `counted` says each holds. */
@@ -165,6 +192,14 @@ function addCosts(records: readonly CostRecord[], counted: (component: CostCompo
     }
   }
   return totals([...merged.values()]);
+}
+
+const USER_COUNTS = ['calls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'totalTokens'] as const;
+
+/** The simulated user's calls and tokens add up across trials and runs, so its detail stays readable. */
+function tokenCounts(component: CostComponent): Record<string, number> {
+  if (component.classification !== 'simulated-user') return {};
+  return Object.fromEntries(USER_COUNTS.flatMap((name) => (typeof component.detail[name] === 'number' ? [[name, component.detail[name]]] : [])));
 }
 
 function addCounts(known: Record<string, unknown>, counts: Record<string, number>): Record<string, number> {
