@@ -137,6 +137,12 @@ export class TrialSession {
     if (role === 'agent') this.finalMessage = text;
   }
 
+  /** Takes back the last message recorded (one whose turn never started). */
+  retractMessage(): void {
+    this.trajectory.pop();
+    this.conversation.pop();
+  }
+
   endConversation(turns: number, endReason: ConversationEndReason): void {
     this.ending = { turns, endReason };
     this.trajectory.push({ _tag: 'conversation', turns, endReason });

@@ -50,7 +50,11 @@ export async function holdConversation(
         ending = { reason: 'timeout', verdict: ranOutOfTime(spec.timeoutMs) };
         break;
       }
-      const agent = await runAgentCommand(session, plan, env, { number: turn, message, budgetMs, conversationFile });
+      const agent = await runAgentCommand(session, plan, env, { number: turn, message, budgetMs, conversationFile }).catch((error: unknown) => {
+        // A turn whose command never started was never delivered: its message is not part of the record.
+        if (session.trajectory.at(-1)?._tag === 'message') session.retractMessage();
+        throw error;
+      });
       say('agent', turn, agent.message);
       if (agent.result.timedOut) {
         ending = { reason: 'timeout', verdict: ranOutOfTime(spec.timeoutMs) };
