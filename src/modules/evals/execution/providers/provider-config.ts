@@ -179,7 +179,7 @@ function judgesConfig(shape: ConfigShape, value: unknown, providers: Record<stri
 
 function providerName(shape: ConfigShape, value: unknown, at: string, providers: Record<string, ProviderDefinition>): string {
   const name = nonEmptyString(shape, value, at);
-  if (providers[name] === undefined) {
+  if (!Object.prototype.hasOwnProperty.call(providers, name)) {
     const configured = Object.keys(providers);
     shape.fail(
       at,
