@@ -8,6 +8,8 @@ import type { RepositoryPolicy } from '../shared/repository-urls';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
 import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
 import { checkUnsandboxedConsent, repositoryPolicy } from './operator-safety';
+import { EMPTY_USERS_CONFIG, providerSettings } from './providers/provider-config';
+import type { ProviderSettings } from './providers/provider-config';
 
 export { ExecutionConfigError } from './config-shape';
 
@@ -42,6 +44,10 @@ export { ExecutionConfigError } from './config-shape';
  *   workspaceMb: 8192              # workspace, home and TMPDIR together
  * allowUnsandboxed: false          # must be true for any trial to run under the process driver
  * repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false }   # source urls
+ * providers: { openai: { protocol: openai, apiKeyEnv: OPENAI_API_KEY } }   # see providers/provider-config.ts
+ * users: { default: openai, defaultModel: gpt-5.4-mini }   # simulated users' providers
+ * judges: { provider: openai, model: gpt-5.4-mini }        # LLM judges' provider
+ * prices: { gpt-5.4-mini: { inputPerMTok: 0.25, outputPerMTok: 2 } }
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -74,6 +80,12 @@ export interface ExecutionConfig {
   limits: TrialLimits;
   allowUnsandboxed: boolean;
   repositories: RepositoryPolicy;
+  /** The model providers simulated users and judges call, by name. */
+  providers: ProviderSettings['providers'];
+  users: ProviderSettings['users'];
+  judges: ProviderSettings['judges'];
+  /** US dollars per million tokens, by model: what the providers' usage costs. */
+  prices: ProviderSettings['prices'];
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -85,6 +97,10 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   limits: DEFAULT_TRIAL_LIMITS,
   allowUnsandboxed: false,
   repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
+  providers: {},
+  users: EMPTY_USERS_CONFIG,
+  judges: null,
+  prices: {},
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -108,7 +124,20 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   return parseExecutionConfig(value ?? {}, file);
 }
 
-const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'limits', 'allowUnsandboxed', 'repositories'];
+const TOP_KEYS = [
+  'harnesses',
+  'sandboxes',
+  'defaultSandbox',
+  'network',
+  'hiddenPaths',
+  'limits',
+  'allowUnsandboxed',
+  'repositories',
+  'providers',
+  'users',
+  'judges',
+  'prices',
+];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
 export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
@@ -123,6 +152,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     limits: trialLimits(shape, top.limits),
     allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
     repositories: repositoryPolicy(shape, top.repositories),
+    ...providerSettings(shape, top),
   };
   checkUnsandboxedConsent(shape, config);
   return config;
