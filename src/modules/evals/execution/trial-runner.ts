@@ -33,6 +33,7 @@ import { setUpWorkspace, urlCredentials } from './trial-setup';
 import { agentEnv, verifyWorkspace } from './trial-turns';
 import { holdConversation } from './conversation/conversation';
 import { conversationUser } from './conversation/users';
+import type { ConversationUser } from './conversation/conversation-user';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
@@ -96,9 +97,12 @@ export class SandboxTrialRunner implements TrialRunner {
   ) {}
 
   async run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome> {
-    const redactor = new Redactor([...spec.secrets, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
+    const conversation = conversationUser(spec, this.settings.config);
+    const keys = [...Object.values(spec.providerKeys), ...('apiKey' in conversation && conversation.apiKey !== null ? [conversation.apiKey] : [])];
+    const redactor = new Redactor([...spec.secrets, ...keys, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
     const plan = resolveHarness(spec, this.settings.config);
     if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
+    if ('failure' in conversation) return unstarted(new TrialVoid(conversation.failure, ['user']), redactor, plan.version);
     const sandbox = await this.sandboxFor(spec.sandbox);
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
     const startedAt = this.settings.clock.now().getTime();
@@ -116,7 +120,7 @@ export class SandboxTrialRunner implements TrialRunner {
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
-    const verdict = await this.execute(session, plan);
+    const verdict = await this.execute(session, plan, conversation.user);
     await removeTrialDirectory(directory).catch((error: unknown) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );
@@ -126,11 +130,11 @@ export class SandboxTrialRunner implements TrialRunner {
     return { ...outcome, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
   }
 
-  private async execute(session: TrialSession, plan: HarnessPlan): Promise<Verdict> {
+  private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
     try {
       const env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
-      const decided = await holdConversation(session, plan, env, conversationUser(session.spec));
+      const decided = await holdConversation(session, plan, env, user);
       return decided ?? (await verifyWorkspace(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;

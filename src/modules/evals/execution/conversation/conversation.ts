@@ -35,8 +35,9 @@ export async function holdConversation(
   const before = await snapshotWorkspace(directory.workspace, new Map(), SERVICE_FILES);
   const messages: Array<{ role: 'user' | 'agent'; turn: number; text: string }> = [];
   const say = (role: 'user' | 'agent', turn: number, text: string) => {
-    messages.push({ role, turn, text });
-    session.recordMessage(role, turn, cap(text));
+    const shown = session.redactor.redact(text);
+    messages.push({ role, turn, text: shown });
+    session.recordMessage(role, turn, cap(shown));
   };
   let turn = 1;
   let message = spec.prompt;
@@ -74,6 +75,7 @@ export async function holdConversation(
     }
     throw error;
   } finally {
+    session.userModel = user?.modelUse() ?? null;
     await recordChanges(session, before);
   }
   session.endConversation(turn, ending.reason);
