@@ -51,7 +51,7 @@ export class BatchStarter {
     checkExecutionRules(request.plan, this.policy);
     const { context } = request;
     const organization = context.caller.organization;
-    const planned = planBatch(request.plan, organization, context.now);
+    const planned = planBatch(request.plan, organization, context.now, this.policy.defaultUserModel);
     if (request.idempotency) {
       const earlier = await this.claimKey(request, request.idempotency, planned.batchId);
       if (earlier) return earlier;

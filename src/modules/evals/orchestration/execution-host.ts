@@ -60,6 +60,7 @@ function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox
     repositories: execution.repositories,
     allowUnsandboxed: execution.allowUnsandboxed,
     driverFor: (kind) => (kind === null ? sandbox.driver : (execution.sandboxes[kind]?.driver ?? null)),
+    defaultUserModel: execution.users.defaultModel,
     warnUnsandboxed: (batchId, variants) =>
       logger.warn('UNSANDBOXED: this batch runs trials as plain processes, which can read the data directory and the master key and call the API', {
         batchId,
