@@ -1,9 +1,10 @@
 import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
-import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig } from '../execution';
+import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig, providerModels } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
+import type { ProviderModelEntry } from '../shared/provider-models';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
 export interface TrialExecutionSettings {
@@ -20,6 +21,8 @@ export interface TrialExecutionPlan {
   runner: TrialRunner;
   policy: ExecutionPolicy;
   maxParallelTrials: number;
+  /** The configured providers' models, which evals.models.list shows. */
+  providerModels: ProviderModelEntry[];
 }
 
 /**
@@ -40,6 +43,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     sandboxes: Object.keys(execution.sandboxes),
     maxParallelTrials: executionSettings.maxParallelTrials,
     repositories: execution.repositories,
+    providers: Object.values(execution.providers).map(({ name, protocol, baseURL, apiKeyEnv }) => ({ name, protocol, baseURL, apiKeyEnv })),
   });
   const runner = createTrialRunner({
     dataDir: settings.dataDir,
@@ -52,7 +56,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     logger,
     artifactSealer: keyRingArtifactSealer(settings.keyRing),
   });
-  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials };
+  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials, providerModels: providerModels(execution) };
 }
 
 function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {
