@@ -4,6 +4,7 @@ import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
+import type { RunnerSettings } from '../runner/runner-settings';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
 export interface TrialExecutionSettings {
@@ -20,6 +21,8 @@ export interface TrialExecutionPlan {
   runner: TrialRunner;
   policy: ExecutionPolicy;
   maxParallelTrials: number;
+  /** Leases and silence of local runners, and the output cap their reports respect. */
+  localRunners: RunnerSettings;
 }
 
 /**
@@ -52,7 +55,12 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     logger,
     artifactSealer: keyRingArtifactSealer(settings.keyRing),
   });
-  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials };
+  return {
+    runner,
+    policy,
+    maxParallelTrials: executionSettings.maxParallelTrials,
+    localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
+  };
 }
 
 function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {
