@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startLocalBatch } from '../../src/cli/local/local-runner';
+import { RunnerApi, startLocalBatch } from '../../src/cli/local/local-runner';
 import { parseExecutionConfig } from '#modules/evals/execution';
 import { startBody, waitForBatch } from '../support/evals';
-import { localBody, runnerApi } from '../support/runner';
+import { localBody } from '../support/runner';
 import { filesUnder, INIT_KEY, InProcessServer, startInProcess, TEST_CONSENT_CONFIG, waitUntil } from '../support/servers';
 import { parse } from 'yaml';
 
@@ -24,15 +24,13 @@ describe('local runs', () => {
   afterAll(() => server.close());
 
   /** Every answer the runner got is kept, to search them for the local secret. */
-  const api = () =>
-    runnerApi({
-      ...server.client,
-      call: async (operation: string, body: unknown, options: any) => {
-        const answer = await server.client.call(operation, body, options);
-        answers.push(answer.text);
-        return answer;
-      },
-    } as never);
+  const api = (): RunnerApi => ({
+    call: async (operation, body, headers) => {
+      const answer = await server.client.call(operation, body, { headers });
+      answers.push(answer.text);
+      return { status: answer.status, body: answer.body };
+    },
+  });
 
   function run(body: Record<string, unknown>, extra: { env?: Record<string, string>; signal?: AbortSignal; concurrency?: number } = {}) {
     return startLocalBatch({
@@ -67,7 +65,9 @@ describe('local runs', () => {
       expect(run.distribution).toEqual(twin.distribution);
       expect(run.trials[0].verifySteps).toEqual(twin.trials[0].verifySteps);
       expect(run.trials[0].filesChanged).toEqual(twin.trials[0].filesChanged);
-      expect(run.trials[0].trajectory.map((e: any) => [e._tag, e.command, e.exitCode])).toEqual(twin.trials[0].trajectory.map((e: any) => [e._tag, e.command, e.exitCode]));
+      expect(run.trials[0].trajectory.map((e: any) => [e._tag, e.command, e.exitCode])).toEqual(
+        twin.trials[0].trajectory.map((e: any) => [e._tag, e.command, e.exitCode]),
+      );
       expect(Object.keys(run.trials[0]).sort()).toEqual(Object.keys(twin.trials[0]).sort());
     }
     expect(local.runs[0].trials[0].artifacts.map((a: any) => a.path).sort()).toEqual(['out.txt', 'prompt.txt']);
@@ -75,14 +75,16 @@ describe('local runs', () => {
     expect(viaRun.body).toMatchObject({ local: true, status: 'finished' });
   });
 
-  it('gives trials the user\'s values, redacts them from what it reports, and never sends them', async () => {
+  it("gives trials the user's values, redacts them from what it reports, and never sends them", async () => {
     const variants = [
       {
         harness: 'command',
         model: 'none',
         sandbox: 'local',
         // The run checks the value by its hash: the suite itself, which the server stores, never holds it.
-        profile: { run: `echo "the value is $MY_LOCAL_SECRET"; test "$(printf %s "$MY_LOCAL_SECRET" | sha256sum | cut -c1-64)" = ${SECRET_SHA} && echo hello > out.txt` },
+        profile: {
+          run: `echo "the value is $MY_LOCAL_SECRET"; test "$(printf %s "$MY_LOCAL_SECRET" | sha256sum | cut -c1-64)" = ${SECRET_SHA} && echo hello > out.txt`,
+        },
       },
     ];
     const started = await run(localBody({ variants }), { env: { MY_LOCAL_SECRET: SECRET } });
@@ -103,7 +105,8 @@ describe('local runs', () => {
     for (const text of [...answers, ...reads.map((r) => r.text)]) expect(text).not.toContain(SECRET);
     const files = filesUnder(server.dataDir);
     expect(files.some((file) => file.endsWith('.sqlite') || file.includes('events'))).toBe(true);
-    for (const file of files) expect([path.relative(server.dataDir, file), fs.readFileSync(file).includes(SECRET)]).toEqual([path.relative(server.dataDir, file), false]);
+    for (const file of files)
+      expect([path.relative(server.dataDir, file), fs.readFileSync(file).includes(SECRET)]).toEqual([path.relative(server.dataDir, file), false]);
   });
 
   it('on abort, stops its running trials and finishes the batch as cancelled', async () => {

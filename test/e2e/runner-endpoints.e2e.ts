@@ -38,12 +38,21 @@ describe('runner endpoints', () => {
 
   it('starts a local batch, leases its trial without the organization environment, and records its report as a server trial', async () => {
     expect((await api.call('environment.set', { variables: [{ name: 'ORG_TOKEN', value: 'org-secret-value-42', secret: true }] })).status).toBe(200);
-    const body = localBody({ variants: [{ harness: 'command', model: 'none', sandbox: 'local', profile: { run: 'echo hello > out.txt', env: { GREETING: 'hi' } } }] });
+    const body = localBody({
+      variants: [{ harness: 'command', model: 'none', sandbox: 'local', profile: { run: 'echo hello > out.txt', env: { GREETING: 'hi' } } }],
+    });
     const started = await startLocal(body);
     const [trial] = await lease(started.id);
     expect(trial).toMatchObject({ id: expect.stringMatching(/^trl_/), runId: started.runs[0].id, caseId: 'say-hello', ordinal: 1 });
     expect(trial.lease).toEqual({ id: expect.stringMatching(/^lse_/), expiresAt: expect.any(String) });
-    expect(trial.spec).toMatchObject({ trialId: trial.id, sandbox: 'local', env: { GREETING: 'hi' }, secrets: [], providerKeys: {}, verify: 'grep -q hello out.txt' });
+    expect(trial.spec).toMatchObject({
+      trialId: trial.id,
+      sandbox: 'local',
+      env: { GREETING: 'hi' },
+      secrets: [],
+      providerKeys: {},
+      verify: 'grep -q hello out.txt',
+    });
     expect(JSON.stringify(trial)).not.toContain('org-secret-value-42');
     expect((await api.call('evals.runs.get', { id: trial.runId })).body.trials[0].status).toBe('running');
 
@@ -54,7 +63,12 @@ describe('runner endpoints', () => {
     expect(batch).toMatchObject({ status: 'finished', local: true, failure: null });
     const run = batch.runs[0];
     expect(run).toMatchObject({ local: true, status: 'finished', distribution: { trials: 1, passed: 1, scored: 1, voided: 0, passRate: 1 } });
-    expect(run.trials[0]).toMatchObject({ status: 'passed', commands: 1, verifySteps: [{ command: 'grep -q hello out.txt', exitCode: 0 }], filesChanged: ['out.txt'] });
+    expect(run.trials[0]).toMatchObject({
+      status: 'passed',
+      commands: 1,
+      verifySteps: [{ command: 'grep -q hello out.txt', exitCode: 0 }],
+      filesChanged: ['out.txt'],
+    });
     expect(run.trials[0].trajectory[0]).toMatchObject({ _tag: 'command', command: 'echo hello > out.txt', exitCode: 0 });
     expect((await api.call('evals.runs.get', { id: run.id })).body.local).toBe(true);
     const list = await api.call('evals.batches.list', {});
@@ -75,7 +89,7 @@ describe('runner endpoints', () => {
     expect(none.body.message).toContain('sandbox "local"');
   });
 
-  it('refuses a report for a lease that is not the trial\'s, and a trial the batch does not have', async () => {
+  it("refuses a report for a lease that is not the trial's, and a trial the batch does not have", async () => {
     const started = await startLocal(localBody({ trials: 2 }));
     const [first, second] = await lease(started.id, 2);
     const other = await api.call('runner.trials.report', { id: started.id, trialId: first.id, lease: second.lease.id, result: passedResult() });
@@ -89,7 +103,7 @@ describe('runner endpoints', () => {
     await finish(started.id);
   });
 
-  it('answers 404 for another organization\'s batch on every runner operation, and 409 for a server batch', async () => {
+  it("answers 404 for another organization's batch on every runner operation, and 409 for a server batch", async () => {
     const started = await startLocal();
     const [trial] = await lease(started.id);
     const other = await keyFor(server, 'globex', ['evals:read', 'evals:write']);
@@ -109,7 +123,8 @@ describe('runner endpoints', () => {
 
     const serverBatch = (await api.call('evals.batches.start', startBody())).body;
     for (const [operation] of bodies) {
-      const body = operation === 'runner.trials.report' ? { id: serverBatch.id, trialId: trial.id, lease: 'x', result: passedResult() } : { id: serverBatch.id };
+      const body =
+        operation === 'runner.trials.report' ? { id: serverBatch.id, trialId: trial.id, lease: 'x', result: passedResult() } : { id: serverBatch.id };
       expect([operation, (await api.call(operation, body)).status]).toEqual([operation, 409]);
     }
     await waitForBatch(api, serverBatch.id);
@@ -146,9 +161,17 @@ describe('runner endpoints', () => {
     await finish(first.body.id);
   });
 
-  describe('a report is untrusted input, bounded as the server\'s own results', () => {
+  describe("a report is untrusted input, bounded as the server's own results", () => {
     const report = (result: Record<string, unknown>) => api.call('runner.trials.report', { id: 'bat_x', trialId: 'trl_x', lease: 'lse_x', result });
-    const command = (output: string) => ({ _tag: 'command', command: 'c', exitCode: 0, startedAtMillis: 1, finishedAtMillis: 2, output, outputTruncated: false });
+    const command = (output: string) => ({
+      _tag: 'command',
+      command: 'c',
+      exitCode: 0,
+      startedAtMillis: 1,
+      finishedAtMillis: 2,
+      output,
+      outputTruncated: false,
+    });
     const bound = 1024 + 256;
 
     it.each([
@@ -184,7 +207,7 @@ describe('runner endpoints', () => {
       const batch = await waitForBatch(api, started.id);
       const byId = new Map(batch.runs[0].trials.map((t: any) => [t.id, t]));
       expect((byId.get(trials[0].id) as any).commands).toBe(1000);
-      expect((byId.get(trials[2].id) as any)).toMatchObject({ status: 'failed', failure: 'f'.repeat(240) });
+      expect(byId.get(trials[2].id) as any).toMatchObject({ status: 'failed', failure: 'f'.repeat(240) });
       await finish(started.id, false);
     });
   });
@@ -236,7 +259,7 @@ describe('runner leases and heartbeats', () => {
     expect((await api.call('runner.batches.finish', { id: next.body.id })).status).toBe(200);
   });
 
-  it('keeps a beating runner\'s batch and its lease alive past the silence window', async () => {
+  it("keeps a beating runner's batch and its lease alive past the silence window", async () => {
     const started = (await api.call('runner.batches.start', { ...localBody(), checksIn: true })).body;
     const trial = await leaseOne(started.id);
     for (let beat = 0; beat < 8; beat += 1) {

@@ -1,6 +1,4 @@
-import type { RunnerApi } from '../../src/cli/local/local-runner';
 import { startBody } from './evals';
-import type { ApiClient } from './http-client';
 
 /** A start body whose one variant runs on the local runner's machine (sandbox `local`). */
 export function localBody(overrides: Record<string, unknown> = {}): Record<string, any> {
@@ -8,11 +6,6 @@ export function localBody(overrides: Record<string, unknown> = {}): Record<strin
     variants: [{ harness: 'command', model: 'none', sandbox: 'local', profile: { run: 'echo "$ASSAY_PROMPT" > prompt.txt; echo hello > out.txt' } }],
     ...overrides,
   });
-}
-
-/** The local runner's view of the API, over the test's real HTTP client. */
-export function runnerApi(api: ApiClient): RunnerApi {
-  return { call: (operation, body, headers) => api.call(operation, body, { headers }).then(({ status, body: answer }) => ({ status, body: answer })) };
 }
 
 /** A report body for a trial the runner passed with one command. */
@@ -24,7 +17,17 @@ export function passedResult(overrides: Record<string, unknown> = {}): Record<st
     voidFields: [],
     serviceFault: false,
     timed: false,
-    trajectory: [{ _tag: 'command', command: 'echo hello > out.txt', exitCode: 0, startedAtMillis: 1_700_000_000_000, finishedAtMillis: 1_700_000_000_020, output: '', outputTruncated: false }],
+    trajectory: [
+      {
+        _tag: 'command',
+        command: 'echo hello > out.txt',
+        exitCode: 0,
+        startedAtMillis: 1_700_000_000_000,
+        finishedAtMillis: 1_700_000_000_020,
+        output: '',
+        outputTruncated: false,
+      },
+    ],
     verifySteps: [{ command: 'grep -q hello out.txt', exitCode: 0 }],
     filesChanged: ['out.txt'],
     artifacts: [{ path: 'out.txt', byteSize: 6, sha256: '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03' }],

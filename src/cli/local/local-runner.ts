@@ -104,7 +104,12 @@ class LocalBatch {
     const stopped = aborted(signal);
     while (!signal.aborted && this.fatal === null) {
       if (this.active.size < concurrency && remaining > 0) {
-        const { body } = await callRunner(this.options.api, 'runner.trials.lease', { id: this.batchId, max: concurrency - this.active.size }, this.options.headers);
+        const { body } = await callRunner(
+          this.options.api,
+          'runner.trials.lease',
+          { id: this.batchId, max: concurrency - this.active.size },
+          this.options.headers,
+        );
         const leased = body as { trials: LeasedTrial[]; remaining: number; outputCapBytes: number };
         remaining = leased.remaining;
         for (const trial of leased.trials) this.start(trial, leased.outputCapBytes);
@@ -130,7 +135,9 @@ class LocalBatch {
     const spec = this.localSpec(trial.spec);
     const outcome = await this.trialRunner(outputCapBytes)
       .run(spec, this.trialsAbort.signal)
-      .catch((error: unknown): TrialOutcome => voidOutcome({ failure: `the local runner failed: ${(error as Error).message}`.split('\n')[0].slice(0, 240), voidFields: [], serviceFault: true }));
+      .catch((error: unknown): TrialOutcome =>
+        voidOutcome({ failure: `the local runner failed: ${(error as Error).message}`.split('\n')[0].slice(0, 240), voidFields: [], serviceFault: true }),
+      );
     // A stopped trial is not reported: the cancelled finish voids it.
     if (this.trialsAbort.signal.aborted) return;
     const report = { id: this.batchId, trialId: trial.id, lease: trial.lease.id, result: reportedResult(outcome) };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 /** How the local runner reaches the server: one POST /v1/<operation> per call. */
 export interface RunnerApi {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the interface the CLI implements: any HTTP client's parsed JSON fits it
   call(operation: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 }
 
@@ -25,11 +26,16 @@ const FIRST_BACKOFF_MS = 500;
  * attempts with a doubling pause. A 4xx is a RunnerRefusal at once; the last transient error
  * becomes an Error that names the operation and what went wrong.
  */
-export async function callRunner(api: RunnerApi, operation: string, body: unknown, headers: Record<string, string> = {}): Promise<{ body: any; attempt: number }> {
+export async function callRunner(
+  api: RunnerApi,
+  operation: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ body: unknown; attempt: number }> {
   let last = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     try {
-      const answer = await api.call(operation, body, headers);
+      const answer: { status: number; body: unknown } = await api.call(operation, body, headers);
       if (answer.status >= 200 && answer.status < 300) return { body: answer.body, attempt };
       if (answer.status < 500) throw new RunnerRefusal(operation, answer.status, messageOf(answer.body));
       last = `the server answered ${answer.status}: ${messageOf(answer.body)}`;
@@ -44,7 +50,7 @@ export async function callRunner(api: RunnerApi, operation: string, body: unknow
 
 function messageOf(body: unknown): string {
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') return (body as { message: string }).message;
-  return JSON.stringify(body) ?? 'no body';
+  return body === undefined ? 'no body' : JSON.stringify(body);
 }
 
 /** The start's idempotency key: a retried start finds the batch the first attempt began. */

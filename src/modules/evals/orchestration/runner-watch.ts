@@ -48,7 +48,9 @@ export class RunnerWatch {
   start(): void {
     const every = Math.min(30_000, Math.max(250, Math.floor(this.timings.silenceMs / 4)));
     this.timer = setInterval(() => {
-      this.tick = this.tick.then(() => this.check()).catch((error: unknown) => this.logger.error('the runner watch failed', { error: (error as Error).message }));
+      this.tick = this.tick
+        .then(() => this.check())
+        .catch((error: unknown) => this.logger.error('the runner watch failed', { error: (error as Error).message }));
     }, every);
     this.timer.unref();
   }

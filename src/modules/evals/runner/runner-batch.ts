@@ -52,7 +52,8 @@ export function startedRunnerBatch(data: BatchStarted['data']): RunnerBatch {
   return { started: data, local, ended: false, runner: 'running', runnerRevision: -1, beats: [], lastSignalMs: startedAt, trials };
 }
 
-type FoldedEvent = RecordedEvent & ({ type: 'BatchFinished' | 'BatchFailed' } | RunnerEvent | TrialLeased | TrialScored | TrialVoided | { type: 'TrialQueued' });
+type FoldedEvent = RecordedEvent &
+  ({ type: 'BatchFinished' | 'BatchFailed' } | RunnerEvent | TrialLeased | TrialScored | TrialVoided | { type: 'TrialQueued' });
 
 /** Applies one stored event of the batch, its runner stream or one of its local trials. */
 export function evolveRunnerBatch(batch: RunnerBatch, event: RecordedEvent): void {

@@ -30,7 +30,13 @@ export async function appendRunnerEvent(eventStore: EventStore, batch: RunnerBat
  * Voids every trial of the runner's runs that has no verdict yet (`failure`, or the lease's
  * expiry), each at the revision it was read at; a trial a report reached first keeps that report.
  */
-export async function voidUnreported(eventStore: EventStore, batchId: string, failure: string, now: Date, options: { leaseMs: number; metadata: EventMetadata }): Promise<number> {
+export async function voidUnreported(
+  eventStore: EventStore,
+  batchId: string,
+  failure: string,
+  now: Date,
+  options: { leaseMs: number; metadata: EventMetadata },
+): Promise<number> {
   let voided = 0;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const batch = await loadRunnerBatch(eventStore, batchId);

@@ -50,6 +50,14 @@ export class LeaseTrialsHandler implements ICommandHandler<LeaseTrialsCommand> {
     // The organization's variables, connector values and provider keys stay on the server.
     const spec = trialSpec(batch.started, run, trial.trialId, { env: {}, secrets: [], providerKeys: {} });
     const expiresAt = new Date(now.getTime() + this.settings.leaseMs).toISOString();
-    return { id: trial.trialId, runId: run.runId, caseId: run.caseId, variantId: run.variantId, ordinal: trial.ordinal, lease: { id: leaseId, expiresAt }, spec };
+    return {
+      id: trial.trialId,
+      runId: run.runId,
+      caseId: run.caseId,
+      variantId: run.variantId,
+      ordinal: trial.ordinal,
+      lease: { id: leaseId, expiresAt },
+      spec,
+    };
   }
 }

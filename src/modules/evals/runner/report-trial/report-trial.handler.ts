@@ -32,7 +32,13 @@ export class ReportTrialHandler implements ICommandHandler<ReportTrialCommand> {
       const trial = this.reportable(batch, command);
       const evalCase = batch.started.cases.find((candidate) => candidate.id === trial.run.caseId);
       const { variant } = trial.run;
-      const costInput = { harness: variant.harness, model: variant.model, sandbox: variant.sandbox, usage: outcome.usage, hasSimulatedUser: evalCase?.user?.kind === 'simulated' };
+      const costInput = {
+        harness: variant.harness,
+        model: variant.model,
+        sandbox: variant.sandbox,
+        usage: outcome.usage,
+        hasSimulatedUser: evalCase?.user?.kind === 'simulated',
+      };
       const stream = trialStream(trialId);
       const metadata = requestMetadata(context);
       const events = trialResultEvents(trialRef(batch, trial), outcome, costInput, context.now).map((event, index) => ({

@@ -60,7 +60,9 @@ function toEntry(entry: TrajectoryEntryDto, index: number, bound: number): Traje
 
 function within(text: string, bound: number, where: string): string {
   if (text.length > bound || Buffer.byteLength(text, 'utf8') > bound) {
-    throw new BadRequest(`${where} is longer than this server's output cap allows (${bound} bytes with the cut marker); cut it as the runner's output cap does.`);
+    throw new BadRequest(
+      `${where} is longer than this server's output cap allows (${bound} bytes with the cut marker); cut it as the runner's output cap does.`,
+    );
   }
   return text;
 }
