@@ -59,10 +59,29 @@ describe('configuration from the environment', () => {
   });
 
   it('reads the trial execution settings, with their defaults', () => {
-    expect(loadConfig({}).execution).toEqual({ configPath: null, maxParallelTrials: 8, outputCapBytes: 65536, verifyTimeoutMs: 300000 });
-    const set = loadConfig({ ASSAY_CONFIG: '/etc/assay.yaml', ASSAY_MAX_PARALLEL_TRIALS: '32', ASSAY_OUTPUT_CAP: '4096', ASSAY_VERIFY_TIMEOUT_MS: '5000' });
-    expect(set.execution).toEqual({ configPath: '/etc/assay.yaml', maxParallelTrials: 32, outputCapBytes: 4096, verifyTimeoutMs: 5000 });
-    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS']) {
+    expect(loadConfig({}).execution).toEqual({
+      configPath: null,
+      maxParallelTrials: 8,
+      outputCapBytes: 65536,
+      verifyTimeoutMs: 300000,
+      runner: { leaseMs: 900000, silenceMs: 600000 },
+    });
+    const set = loadConfig({
+      ASSAY_CONFIG: '/etc/assay.yaml',
+      ASSAY_MAX_PARALLEL_TRIALS: '32',
+      ASSAY_OUTPUT_CAP: '4096',
+      ASSAY_VERIFY_TIMEOUT_MS: '5000',
+      ASSAY_RUNNER_LEASE_MS: '2000',
+      ASSAY_RUNNER_SILENCE_MS: '3000',
+    });
+    expect(set.execution).toEqual({
+      configPath: '/etc/assay.yaml',
+      maxParallelTrials: 32,
+      outputCapBytes: 4096,
+      verifyTimeoutMs: 5000,
+      runner: { leaseMs: 2000, silenceMs: 3000 },
+    });
+    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS', 'ASSAY_RUNNER_LEASE_MS', 'ASSAY_RUNNER_SILENCE_MS']) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
   });

@@ -5,6 +5,7 @@ import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
+import type { RunnerSettings } from '../runner/runner-settings';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
 export interface TrialExecutionSettings {
@@ -23,6 +24,8 @@ export interface TrialExecutionPlan {
   maxParallelTrials: number;
   /** The configured providers' models, which evals.models.list shows. */
   providerModels: ProviderModelEntry[];
+  /** Leases and silence of local runners, and the output cap their reports respect. */
+  localRunners: RunnerSettings;
 }
 
 /**
@@ -56,7 +59,13 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     logger,
     artifactSealer: keyRingArtifactSealer(settings.keyRing),
   });
-  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials, providerModels: providerModels(execution) };
+  return {
+    runner,
+    policy,
+    maxParallelTrials: executionSettings.maxParallelTrials,
+    providerModels: providerModels(execution),
+    localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
+  };
 }
 
 function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {

@@ -28,7 +28,7 @@ export class OrchestrationModule {
         {
           provide: TrialSaga,
           useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock) =>
-            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock }),
+            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock, runner: plan.localRunners }),
           inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK],
         },
       ],
