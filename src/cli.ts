@@ -42,7 +42,8 @@ function toUsageError(command: Command) {
       throw new UsageError(`${flag} needs a value.`);
     }
     if (error.code === 'commander.unknownCommand' || error.code === 'commander.help') {
-      throw new UsageError(`Unknown command "${[command.name(), ...command.args].join(' ')}".`);
+      const words = command.parent ? [command.name(), ...command.args] : command.args;
+      throw new UsageError(`Unknown command "${words.join(' ')}".`);
     }
     throw error;
   };

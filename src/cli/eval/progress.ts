@@ -26,6 +26,7 @@ export function barsDisplay(stream: NodeJS.WriteStream, startedAt: number): Prog
       stream,
       // Redraws only when the counts change or the clock ticks, not on a timer of its own.
       fps: 5,
+      barsize: 20,
     },
     Presets.shades_classic,
   );
