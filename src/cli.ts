@@ -32,7 +32,7 @@ function toUsageError(command: Command) {
   return (error: CommanderError): never => {
     if (error.code === 'commander.unknownOption') {
       const argument = /'([^']+)'/.exec(error.message)?.[1] ?? '';
-      const [name, value] = argument.split('=', 2);
+      const [name, value] = argument.split('=', 2) as [string, string | undefined];
       const known = command.options.find((option) => option.long === name);
       if (known && value !== undefined && !known.required && !known.optional) throw new UsageError(`${name} takes no value.`);
       throw new UsageError(`Unexpected argument "${argument}".`);
@@ -55,7 +55,10 @@ function noArguments(command: Command): void {
 }
 
 function adminCommand(parent: Command, name: string): Command {
-  const command = parent.command(name).allowExcessArguments(true).configureOutput({ outputError: () => undefined });
+  const command = parent
+    .command(name)
+    .allowExcessArguments(true)
+    .configureOutput({ outputError: () => undefined });
   return command.exitOverride(toUsageError(command));
 }
 
@@ -98,7 +101,7 @@ function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command] = argv;
+  const command = argv.at(0);
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');
     return;

@@ -125,4 +125,3 @@ export async function rebuildProjections(): Promise<void> {
     await closeRuntime(runtime);
   }
 }
-

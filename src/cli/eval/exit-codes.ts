@@ -33,5 +33,5 @@ export function gateExit(batch: BatchView, failOn: FailOn): number {
 /** Several files: the worst outcome wins (130 above 2 above 1 above 0). */
 export function worstExit(codes: number[]): number {
   const rank = [EXIT.passed, EXIT.failed, EXIT.usage, EXIT.interrupted];
-  return codes.reduce((worst, code) => (rank.indexOf(code as never) > rank.indexOf(worst as never) ? code : worst), EXIT.passed as number);
+  return codes.reduce<number>((worst, code) => (rank.indexOf(code as never) > rank.indexOf(worst as never) ? code : worst), EXIT.passed);
 }

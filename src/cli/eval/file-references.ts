@@ -18,7 +18,7 @@ export function loadFileReferences(suite: SuiteFile, body: Json, problems: strin
   const load = (holder: unknown, at: IssuePath, from: string, to: string, read: (file: string) => string) => {
     if (!isObject(holder) || !(from in holder)) return;
     const reference = holder[from];
-    delete holder[from];
+    Reflect.deleteProperty(holder, from);
     if (to in holder) {
       problems.push(suite.problem([...at, from], `give ${to} or ${from}, not both`));
       return;

@@ -7,7 +7,10 @@ const LOST_AFTER_MS = 30_000;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
@@ -28,7 +31,8 @@ export async function followBatch(api: AssayApi, batchId: string, onUpdate: (bat
     try {
       const batch = (await api.expect('evals.batches.get', { id: batchId })) as BatchView;
       failingSince = null;
-      if (signal.aborted) return null;
+      // Ctrl-C may have come while the answer was on its way: stop without showing it.
+      if ((signal as { aborted: boolean }).aborted) return null;
       onUpdate(batch);
       if (batch.status !== 'running') return batch;
     } catch (error) {

@@ -25,7 +25,10 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `*` any run of characters, `?` one; the rest literally; the whole id must match. */
 export function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`);
 }
 
@@ -95,7 +98,11 @@ function chooseLocal(file: SuiteFile, body: Json, everything: boolean, problems:
   if (local > 0 && local < variants.length) {
     const first = variants.findIndex((variant) => !isLocal(variant));
     problems.push(
-      file.problem(['variants', first], 'this file mixes local and server variants; put the local ones in a file of their own, or run all of them here with --local', false),
+      file.problem(
+        ['variants', first],
+        'this file mixes local and server variants; put the local ones in a file of their own, or run all of them here with --local',
+        false,
+      ),
     );
   }
   return local > 0;

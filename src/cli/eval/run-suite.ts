@@ -67,7 +67,9 @@ export async function runSuite(suite: PreparedSuite, api: AssayApi, choices: Run
   // A local batch ends when its runner has reported every trial and finished it (cancelled on Ctrl-C).
   if (started.done) await started.done;
   if (!batch) {
-    out.error(`Interrupted: stopped following batch ${batchId}.${suite.local ? ' Its unfinished trials were voided and the batch finished as cancelled.' : ` It goes on on the server: ${api.url}/#/batches/${batchId}`}`);
+    out.error(
+      `Interrupted: stopped following batch ${batchId}.${suite.local ? ' Its unfinished trials were voided and the batch finished as cancelled.' : ` It goes on on the server: ${api.url}/#/batches/${batchId}`}`,
+    );
     return { exit: EXIT.interrupted, batch: null };
   }
   printSummary(suite, batch, api.url, choices.failOn, out);
@@ -89,7 +91,10 @@ async function startHere(
 ): Promise<{ batchId: string; done: Promise<{ cancelled: boolean }> }> {
   const { values, missing } = localEnvironment(suite.env, process.env);
   if (missing.length > 0) {
-    throw new StartRefused(EXIT.usage, `${suite.file.shownAs}: env names ${missing.join(', ')}, which this environment does not set; set them or remove them from env.`);
+    throw new StartRefused(
+      EXIT.usage,
+      `${suite.file.shownAs}: env names ${missing.join(', ')}, which this environment does not set; set them or remove them from env.`,
+    );
   }
   try {
     const local = await startLocalBatch({

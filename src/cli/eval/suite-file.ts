@@ -68,7 +68,7 @@ export class SuiteFile {
    */
   lineOf(at: IssuePath): number | null {
     let node: unknown = this.document.contents;
-    let offset: number | null = node && (node as Node).range ? (node as Node).range![0] : null;
+    let offset: number | null = (node as Node | null)?.range?.[0] ?? null;
     for (const key of at) {
       if (isSeq(node) && typeof key === 'number' && key < node.items.length) {
         node = node.items[key];

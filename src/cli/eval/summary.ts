@@ -55,7 +55,8 @@ function formatCost(costs: CostRecordView): string {
 }
 
 function row(summary: VariantSummary): string[] {
-  const rate = summary.passRate === null || !summary.interval ? '-' : `${percent(summary.passRate)} [${percent(summary.interval.low)}, ${percent(summary.interval.high)}]`;
+  const rate =
+    summary.passRate === null || !summary.interval ? '-' : `${percent(summary.passRate)} [${percent(summary.interval.low)}, ${percent(summary.interval.high)}]`;
   return [
     summary.label,
     String(summary.trials),

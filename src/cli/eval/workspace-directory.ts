@@ -40,7 +40,9 @@ function walk(root: string, dir: string, prefix: string, files: Record<string, s
       walk(root, real, relative, files, new Set([...visited, real]));
     } else if (stat.isFile()) {
       if (Object.keys(files).length >= MAX_KEYS_PER_OBJECT) {
-        throw new UnreadableDirectory(`holds more than ${MAX_KEYS_PER_OBJECT} files, the most a files source may have; use a repo source for larger workspaces`);
+        throw new UnreadableDirectory(
+          `holds more than ${MAX_KEYS_PER_OBJECT} files, the most a files source may have; use a repo source for larger workspaces`,
+        );
       }
       files[relative] = readText(real, relative);
     }
