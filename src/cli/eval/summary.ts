@@ -89,13 +89,19 @@ function tail(text: string): string[] {
   return text.trimEnd().split('\n').slice(-TAIL_LINES);
 }
 
+/** A command as one line: a script loaded from a verifyFile shows its first line. */
+function oneLine(command: string): string {
+  const lines = command.trim().split('\n');
+  return lines.length > 1 ? `${lines[0]} …` : lines[0];
+}
+
 /** Why a trial did not pass, in a few lines: the void reason, or the verify step and the last output. */
 export function failureTail(trial: TrialView): string[] {
   if (trial.status === 'void') return [`void: ${trial.failure ?? 'no reason recorded'}`];
   const lines: string[] = [];
   if (trial.timed) lines.push('the agent ran out of time');
   const verify = trial.verifySteps?.at(-1);
-  if (verify) lines.push(`verify \`${verify.command}\` exited ${verify.exitCode ?? 'without a code'}`);
+  if (verify) lines.push(`verify \`${oneLine(verify.command)}\` exited ${verify.exitCode ?? 'without a code'}`);
   else if (trial.failure) lines.push(trial.failure);
   const output = trial.trajectory?.filter((entry) => entry._tag === 'command' && entry.output).at(-1)?.output;
   if (output) lines.push(...tail(output).map((line) => `| ${line}`));
