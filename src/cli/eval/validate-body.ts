@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DecodeError, DecodePipe } from '#infrastructure/http/decode/decode.pipe';
-import { StartBatchDto } from '#modules/evals/batches/start-batch/start-batch.dto';
-import { toPlan } from '#modules/evals/batches/start-batch/to-plan';
+import { StartBatchDto } from '#modules/evals/batches/start-batch.dto';
+import { toPlan } from '#modules/evals/batches/to-plan';
 import { checkBatchPlan } from '#modules/evals/batches/start-rules';
 import { DomainError } from '#shared/errors';
 import type { IssuePath, SuiteFile } from './suite-file';
