@@ -47,13 +47,17 @@ describe('conversations: simulated users through model providers', () => {
   afterAll(async () => {
     await server.close();
     await provider.close();
-    delete process.env[KEY_VARIABLE];
+    delete process.env.FAKE_PROVIDER_KEY_FOR_TESTS;
   });
 
   beforeEach(() => provider.requests.splice(0));
 
   /** Appends each turn's message to turns.log and answers with the turn number. */
-  const agent = { harness: 'command', model: 'none', profile: { run: 'msg=$(cat); echo "turn $ASSAY_TURN: $msg" >> turns.log; echo "finished turn $ASSAY_TURN"' } };
+  const agent = {
+    harness: 'command',
+    model: 'none',
+    profile: { run: 'msg=$(cat); echo "turn $ASSAY_TURN: $msg" >> turns.log; echo "finished turn $ASSAY_TURN"' },
+  };
   const simulated = (extra: Record<string, unknown> = {}) => ({ kind: 'simulated', goal: 'Get a greeting file', prompt: 'You are terse.', ...extra });
 
   async function runCase(evalCase: Record<string, unknown>) {
@@ -125,11 +129,15 @@ describe('conversations: simulated users through model providers', () => {
   });
 
   it('voids the trial when the provider does not answer within its timeout', async () => {
-    provider.answer({ hang: true }, { hang: true }, { hang: true });
-    const { trial } = await runCase({ id: 'provider-hangs', variables: { word: 'x' }, user: simulated(), verify: 'true' });
-    expect(trial.status).toBe('void');
-    expect(trial.failure).toMatch(/provider "fake" did not answer within 1500 ms/);
-    expect(trial.endReason).toBe('failed');
+    provider.setDefault({ hang: true });
+    try {
+      const { trial } = await runCase({ id: 'provider-hangs', variables: { word: 'x' }, user: simulated(), verify: 'true' });
+      expect(trial.status).toBe('void');
+      expect(trial.failure).toMatch(/provider "fake" did not answer within 1500 ms/);
+      expect(trial.endReason).toBe('failed');
+    } finally {
+      provider.setDefault({ text: 'ok', usage: { input: 10, output: 2 } });
+    }
   });
 
   it('voids the trial before it runs when the provider has no key, saying which variable or connector to set', async () => {
@@ -156,7 +164,7 @@ describe('conversations: simulated users through model providers', () => {
       user: simulated({ harness: 'harness_kind_3', model: 'claude-user' }),
       verify: 'true',
     });
-    expect(trial).toMatchObject({ status: 'passed', turns: 1, endReason: 'user-done' });
+    expect(trial).toMatchObject({ failure: null, status: 'passed', turns: 1, endReason: 'user-done' });
     expect(run.variant.userModel).toBe('claude-user');
     expect(provider.requests).toHaveLength(1);
     expect(provider.requests[0].protocol).toBe('anthropic');
