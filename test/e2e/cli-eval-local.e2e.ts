@@ -88,8 +88,8 @@ describe('assay eval, local mode', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const finished = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
     return { child, stdout: () => stdout, finished };
   };
@@ -173,7 +173,10 @@ describe('assay eval, local mode', () => {
     // Without it, this machine has no driver for that harness: the trial is void.
     const without = await cli([file, '--fail-on', 'strict'], { ASSAY_CONFIG: TEST_CONSENT_CONFIG });
     expect(without.code).toBe(1);
-    expect((await getBatch(batchIdIn(without.stdout)!)).runs[0].trials[0]).toMatchObject({ status: 'void', failure: expect.stringContaining('harness_kind_1') });
+    expect((await getBatch(batchIdIn(without.stdout)!)).runs[0].trials[0]).toMatchObject({
+      status: 'void',
+      failure: expect.stringContaining('harness_kind_1'),
+    });
   });
 
   it("gives trials the user's env by name, redacts it from their output, and the server never holds it", async () => {

@@ -214,7 +214,9 @@ describe('runner endpoints', () => {
     });
 
     it("records the conversation and prices the simulated user's model use as the saga does", async () => {
-      const cases = [{ id: 'talks', variables: { word: 'hi' }, verify: 'true', user: { kind: 'simulated', goal: 'get a greeting', prompt: 'You want a greeting.' } }];
+      const cases = [
+        { id: 'talks', variables: { word: 'hi' }, verify: 'true', user: { kind: 'simulated', goal: 'get a greeting', prompt: 'You want a greeting.' } },
+      ];
       const started = await startLocal(localBody({ cases, trials: 2 }));
       const trials = await lease(started.id, 2);
       const conversation = [
