@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startBody, waitForBatch } from '../support/evals';
+import { startFakeProvider } from '../support/fake-provider';
 import { CLI, filesUnder, INIT_KEY, InProcessServer, startInProcess, tempDir, TEST_CONSENT_CONFIG, waitUntil } from '../support/servers';
 
 /** Short enough to wait out in a test; the CLI beats well inside it (ASSAY_RUNNER_BEAT_MS). */
@@ -10,6 +11,7 @@ const SILENCE_MS = 2000;
 const BEAT_MS = 300;
 const SECRET = 'local-secret-value-7f3a91';
 const SECRET_SHA = createHash('sha256').update(SECRET).digest('hex');
+const PROVIDER_KEY = 'sk-local-provider-key-5d1c0e77';
 
 interface Finished {
   code: number | null;
@@ -177,6 +179,53 @@ describe('assay eval, local mode', () => {
       status: 'void',
       failure: expect.stringContaining('harness_kind_1'),
     });
+  });
+
+  it("runs a simulated user on the user's own provider from ASSAY_CONFIG, its model use priced as a server trial's", async () => {
+    const provider = await startFakeProvider();
+    try {
+      provider.answer({ text: 'Now say it again.', usage: { input: 100, output: 20 } }, { text: '<<DONE>>', usage: { input: 150, output: 5 } });
+      const config = write(
+        'my-config.yaml',
+        [
+          'allowUnsandboxed: true',
+          `providers: { mine: { protocol: openai, baseURL: "${provider.url}", apiKeyEnv: MY_PROVIDER_KEY } }`,
+          'users: { default: mine, defaultModel: my-user-model }',
+          'prices: { my-user-model: { inputPerMTok: 2, outputPerMTok: 8 } }',
+        ].join('\n'),
+      );
+      const file = write(
+        'talk.yaml',
+        [
+          'suite: { id: local-talk, prompt: "Say hello" }',
+          'cases:',
+          '  - id: talks',
+          '    user: { kind: simulated, goal: Hear hello twice, prompt: You are terse. }',
+          '    verify: test "$(grep -c hello turns.log)" = 2',
+          'variants:',
+          "  - { harness: command, model: none, sandbox: local, profile: { run: 'cat > /dev/null; echo hello >> turns.log; echo hello' } }",
+          'trials: 1',
+        ].join('\n'),
+      );
+      const result = await cli([file], { ASSAY_CONFIG: config, MY_PROVIDER_KEY: PROVIDER_KEY });
+      expect(result.code).toBe(0);
+      expect(provider.requests.map((request) => [request.body.model, request.headers.authorization])).toEqual([
+        ['my-user-model', `Bearer ${PROVIDER_KEY}`],
+        ['my-user-model', `Bearer ${PROVIDER_KEY}`],
+      ]);
+      const answer = await server.client.call('evals.batches.get', { id: batchIdIn(result.stdout) });
+      const trial = answer.body.runs[0].trials[0];
+      expect(trial).toMatchObject({ status: 'passed', turns: 2, endReason: 'user-done' });
+      expect(trial.costs.components.find((c: any) => c.component === 'user')).toMatchObject({
+        classification: 'simulated-user',
+        source: 'mine',
+        usd: (250 * 2 + 25 * 8) / 1_000_000,
+        detail: { provider: 'mine', model: 'my-user-model', calls: 2, inputTokens: 250, outputTokens: 25, totalTokens: 275 },
+      });
+      expect(answer.text).not.toContain(PROVIDER_KEY);
+    } finally {
+      await provider.close();
+    }
   });
 
   it("gives trials the user's env by name, redacts it from their output, and the server never holds it", async () => {
