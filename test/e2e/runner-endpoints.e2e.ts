@@ -161,6 +161,20 @@ describe('runner endpoints', () => {
     await finish(first.body.id);
   });
 
+  /** The simulated user's model use, as the trial runner reports it. */
+  const userModel = (overrides: Record<string, unknown> = {}) => ({
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    calls: 2,
+    inputTokens: 120,
+    outputTokens: 30,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    totalTokens: 150,
+    usd: 0.0012,
+    ...overrides,
+  });
+
   describe("a report is untrusted input, bounded as the server's own results", () => {
     const report = (result: Record<string, unknown>) => api.call('runner.trials.report', { id: 'bat_x', trialId: 'trl_x', lease: 'lse_x', result });
     const command = (output: string) => ({
@@ -187,9 +201,49 @@ describe('runner endpoints', () => {
       ['a bad sha256', { artifacts: [{ path: 'a', byteSize: 1, sha256: 'xyz' }] }],
       ['an artifact of 0 bytes', { artifacts: [{ path: 'a', byteSize: 0, sha256: '0'.repeat(64) }] }],
       ['a bad status', { status: 'skipped' }],
+      ['a conversation of 1001 turns', { conversation: { turns: 1001, endReason: 'user-done' } }],
+      ['an unknown end reason', { conversation: { turns: 1, endReason: 'bored' } }],
+      ["a user model's 10001 calls", { userModel: userModel({ calls: 10001 }) }],
+      ["a user model's negative usd", { userModel: userModel({ usd: -0.01 }) }],
+      ["a user model's usd past 1e6", { userModel: userModel({ usd: 1e6 + 1 }) }],
+      ["a user model's unknown field", { userModel: { ...userModel(), apiKey: 'k' } }],
+      ['a user model without its provider', { userModel: { ...userModel(), provider: undefined } }],
     ])('refuses %s with 400', async (_name, change) => {
       const answer = await report(passedResult(change));
       expect(answer.status).toBe(400);
+    });
+
+    it("records the conversation and prices the simulated user's model use as the saga does", async () => {
+      const cases = [
+        { id: 'talks', variables: { word: 'hi' }, verify: 'true', user: { kind: 'simulated', goal: 'get a greeting', prompt: 'You want a greeting.' } },
+      ];
+      const started = await startLocal(localBody({ cases, trials: 2 }));
+      const trials = await lease(started.id, 2);
+      const conversation = [
+        { _tag: 'message', role: 'user', turn: 1, text: 'hello?', at: 1 },
+        { _tag: 'message', role: 'agent', turn: 1, text: 'hello!', at: 2 },
+        { _tag: 'conversation', turns: 1, endReason: 'user-done' },
+      ];
+      const results = [
+        passedResult({ trajectory: conversation, conversation: { turns: 1, endReason: 'user-done' }, userModel: userModel({ calls: 10000, usd: 1e6 }) }),
+        passedResult({ trajectory: conversation, conversation: { turns: 1, endReason: 'user-done' }, userModel: userModel({ usd: null }) }),
+      ];
+      for (const [index, trial] of trials.entries()) {
+        const answer = await api.call('runner.trials.report', { id: started.id, trialId: trial.id, lease: trial.lease.id, result: results[index] });
+        expect([index, answer.status, answer.body]).toEqual([index, 200, { id: trial.id, status: 'passed' }]);
+      }
+      const batch = await waitForBatch(api, started.id);
+      const byId = new Map<string, any>(batch.runs[0].trials.map((t: any) => [t.id, t]));
+      const userCost = (trialId: string) => byId.get(trialId).costs.components.find((c: any) => c.component === 'user');
+      expect(userCost(trials[0].id)).toMatchObject({
+        classification: 'simulated-user',
+        usd: 1e6,
+        source: 'openai',
+        detail: { provider: 'openai', model: 'gpt-4o-mini', calls: 10000, inputTokens: 120, outputTokens: 30, totalTokens: 150 },
+      });
+      expect(userCost(trials[1].id)).toMatchObject({ classification: 'simulated-user', usd: null, source: 'openai' });
+      expect(byId.get(trials[1].id).costs.incomplete).toBe(true);
+      expect(byId.get(trials[0].id).trajectory.map((e: any) => e._tag)).toEqual(['message', 'message', 'conversation']);
     });
 
     it('accepts each bound itself', async () => {

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { AssayApi } from './api-client';
 import { EXIT, FAIL_ON, FailOn, worstExit } from './exit-codes';
 import { writeJunit, FinishedSuite } from './junit';
+import { beatInterval, localEnvironment } from './local-mode';
 import { PreparedSuite, prepareSuite } from './prepare-suite';
 import { Output, runSuite } from './run-suite';
 import { InvalidSuiteFile } from './suite-file';
@@ -79,6 +80,14 @@ function prepareAll(files: string[], flags: EvalFlags, out: Output): PreparedSui
       invalid = true;
     }
   }
+  if (invalid) return null;
+  // A local suite's env names must all be set here; checked before any batch starts, like the files.
+  for (const suite of prepared) {
+    const { missing } = suite.local ? localEnvironment(suite.env, process.env) : { missing: [] };
+    if (missing.length === 0) continue;
+    out.error(`${suite.file.shownAs}: env names ${missing.join(', ')}, which this environment does not set; set them or remove them from env.`);
+    invalid = true;
+  }
   return invalid ? null : prepared;
 }
 
@@ -97,6 +106,11 @@ async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
     out.error('No API key: pass --key or set ASSAY_API_KEY (a key with evals:write and evals:read; see "assay keys create").');
     return flush(EXIT.usage);
   }
+  const beat = beatInterval(process.env);
+  if (beat.problem) {
+    out.error(beat.problem);
+    return flush(EXIT.usage);
+  }
   const api = new AssayApi(flags.url, flags.key);
   const interrupt = new AbortController();
   // The first Ctrl-C stops following (and cancels a local batch cleanly); a second one leaves at once.
@@ -109,7 +123,7 @@ async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
   const finished: FinishedSuite[] = [];
   for (const suite of prepared) {
     if (interrupt.signal.aborted) break;
-    const outcome = await runSuite(suite, api, { failOn: flags.failOn, bars, concurrency: flags.concurrency }, out, interrupt.signal);
+    const outcome = await runSuite(suite, api, { failOn: flags.failOn, bars, concurrency: flags.concurrency, beatIntervalMs: beat.ms }, out, interrupt.signal);
     codes.push(outcome.exit);
     if (outcome.batch) finished.push({ name: suite.name, batch: outcome.batch });
     if (outcome.exit === EXIT.interrupted) break;

@@ -1,41 +1,16 @@
-import * as path from 'node:path';
-import type { AssayApi } from './api-client';
+import { LocalBatchOptions, startLocalBatch as startOnThisMachine, StartedLocalBatch } from '../local/local-runner';
 
-/** What a local batch needs of the run: the runner library's `LocalBatchOptions` (src/cli/local/local-runner.ts). */
-export interface LocalStart {
-  api: AssayApi;
-  body: unknown;
-  headers: Record<string, string>;
-  concurrency: number;
-  env: Record<string, string>;
-  signal: AbortSignal;
-  log: (line: string) => void;
-}
+export { RunnerRefusal, RunnerUnavailable } from '../local/runner-calls';
 
-export interface LocalBatch {
-  batchId: string;
-  runs: Array<{ caseId: string; id: string; variantId: string }>;
-  done: Promise<{ cancelled: boolean }>;
-}
-
-type StartLocalBatch = (options: LocalStart) => Promise<LocalBatch>;
+export type LocalStart = LocalBatchOptions;
+export type LocalBatch = StartedLocalBatch;
 
 /**
  * The one file of the eval command that knows the local runner: it starts the batch through the
- * runner endpoints and runs its trials on this machine, in the server's own trial runner. The
- * runner library arrives with its own work (issue 16, runner side); until then it is loaded by
- * path so the remote mode builds and runs without it.
+ * runner endpoints and runs its trials on this machine, in the server's own trial runner.
  */
-export async function startLocalBatch(options: LocalStart): Promise<LocalBatch> {
-  let runner: { startLocalBatch?: StartLocalBatch };
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- until the runner library is merged (see above); then a static import
-    runner = require(path.join(__dirname, '..', 'local', 'local-runner')) as { startLocalBatch?: StartLocalBatch };
-  } catch {
-    throw new Error('This build of assay has no local runner yet; run the suite on a server (remove sandbox: local and --local).');
-  }
-  if (!runner.startLocalBatch) throw new Error('The local runner of this build does not export startLocalBatch.');
-  return runner.startLocalBatch(options);
+export function startLocalBatch(options: LocalStart): Promise<LocalBatch> {
+  return startOnThisMachine(options);
 }
 
 /** The user's variables the file lists by name, read from this process's environment; the missing ones by name. */
@@ -48,4 +23,22 @@ export function localEnvironment(names: string[], env: NodeJS.ProcessEnv): { val
     else values[name] = value;
   }
   return { values, missing };
+}
+
+/** The bounds of ASSAY_RUNNER_BEAT_MS: a beat at least every 100 ms is pointless load, one past an hour outlives any silence window worth having. */
+const BEAT_MS = { min: 100, max: 3_600_000 };
+
+/**
+ * ASSAY_RUNNER_BEAT_MS, for tests and diagnostics: how often the local runner beats (unset: the
+ * runner's 60 s). A value that is not a whole number of milliseconds in bounds is the message
+ * to show; the command refuses it as bad usage.
+ */
+export function beatInterval(env: NodeJS.ProcessEnv): { ms?: number; problem?: string } {
+  const value = env.ASSAY_RUNNER_BEAT_MS;
+  if (value === undefined || value === '') return {};
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < BEAT_MS.min || ms > BEAT_MS.max) {
+    return { problem: `ASSAY_RUNNER_BEAT_MS takes a whole number of milliseconds from ${BEAT_MS.min} to ${BEAT_MS.max}, not "${value}".` };
+  }
+  return { ms };
 }

@@ -2,7 +2,7 @@ import { ApiRefusal, AssayApi, ServerUnreachable } from './api-client';
 import type { BatchView } from './batch-view';
 import { EXIT, FailOn, gateExit } from './exit-codes';
 import { followBatch } from './follow';
-import { localEnvironment, startLocalBatch } from './local-mode';
+import { localEnvironment, RunnerRefusal, RunnerUnavailable, startLocalBatch } from './local-mode';
 import type { PreparedSuite } from './prepare-suite';
 import { barsDisplay, plainDisplay, ProgressDisplay } from './progress';
 import { failingCases, summaryTable } from './summary';
@@ -12,6 +12,8 @@ export interface RunChoices {
   failOn: FailOn;
   bars: boolean;
   concurrency: number;
+  /** How often a local runner beats (default 60 s; ASSAY_RUNNER_BEAT_MS, for tests and diagnostics). */
+  beatIntervalMs?: number;
 }
 
 /** Where the command writes: lines for the reader (stdout) and for problems (stderr). */
@@ -59,21 +61,41 @@ export async function runSuite(suite: PreparedSuite, api: AssayApi, choices: Run
     display.stop();
     if (!(error instanceof ServerUnreachable || error instanceof ApiRefusal)) throw error;
     out.error(`Lost the batch ${batchId}: ${error.message}`);
-    await started.done;
+    if (started.done) await localRunnerEnded(started.done, batchId, out);
     return { exit: EXIT.usage, batch: null };
   } finally {
     display.stop();
   }
   // A local batch ends when its runner has reported every trial and finished it (cancelled on Ctrl-C).
-  if (started.done) await started.done;
+  if (started.done) await localRunnerEnded(started.done, batchId, out);
+  if (!batch && suite.local) {
+    // The runner finished the batch as cancelled: show what its finished trials measured.
+    const cancelled = await followBatch(api, batchId, () => undefined, AbortSignal.timeout(CANCELLED_READ_MS)).catch(() => null);
+    out.error(`Interrupted: batch ${batchId} was finished as cancelled; its finished trials were reported, the others are void.`);
+    if (cancelled) printSummary(suite, cancelled, api.url, choices.failOn, out);
+    return { exit: EXIT.interrupted, batch: cancelled };
+  }
   if (!batch) {
-    out.error(
-      `Interrupted: stopped following batch ${batchId}.${suite.local ? ' Its unfinished trials were voided and the batch finished as cancelled.' : ` It goes on on the server: ${api.url}/#/batches/${batchId}`}`,
-    );
+    out.error(`Interrupted: stopped following batch ${batchId}. It goes on on the server: ${api.url}/#/batches/${batchId}`);
     return { exit: EXIT.interrupted, batch: null };
   }
   printSummary(suite, batch, api.url, choices.failOn, out);
   return { exit: gateExit(batch, choices.failOn), batch };
+}
+
+/** How long the CLI waits, after Ctrl-C, for a cancelled local batch to read as ended. */
+const CANCELLED_READ_MS = 15_000;
+
+/**
+ * Waits for the local runner; one that stopped on an error (the server gave up on the batch, or
+ * could not be reached) says why. The batch's own status, read from the server, decides the exit.
+ */
+async function localRunnerEnded(done: Promise<{ cancelled: boolean }>, batchId: string, out: Output): Promise<void> {
+  try {
+    await done;
+  } catch (error) {
+    out.error(`The local runner of batch ${batchId} stopped: ${(error as Error).message}`);
+  }
 }
 
 async function startOnServer(suite: PreparedSuite, api: AssayApi): Promise<{ batchId: string; done: null }> {
@@ -104,11 +126,15 @@ async function startHere(
       concurrency: choices.concurrency,
       env: values,
       signal,
+      beatIntervalMs: choices.beatIntervalMs,
       log: (line) => out.error(line),
     });
     return { batchId: local.batchId, done: local.done };
   } catch (error) {
-    if (error instanceof ApiRefusal) throw refusal(suite, error);
+    // The runner library speaks of its calls in its own terms; the CLI answers them as it answers evals.batches.start.
+    if (error instanceof RunnerRefusal) throw refusal(suite, new ApiRefusal(error.operation, error.status, error.body));
+    if (error instanceof RunnerUnavailable && !error.reached) throw new ServerUnreachable(error.message);
+    if (error instanceof RunnerUnavailable) throw new StartRefused(EXIT.failed, `${suite.file.shownAs}: the batch could not start: ${error.message}`);
     throw error;
   }
 }

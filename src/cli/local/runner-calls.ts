@@ -12,9 +12,23 @@ export class RunnerRefusal extends Error {
     readonly operation: string,
     readonly status: number,
     readonly detail: string,
+    /** The answer's body as the server gave it (its error shape: `_tag`, `message`, `issues`). */
+    readonly body: unknown = null,
   ) {
     super(`${operation} was refused (${status}): ${detail}`);
     this.name = 'RunnerRefusal';
+  }
+}
+
+/** Every attempt failed with a 5xx or a network error; `reached` is false when no attempt got an answer. */
+export class RunnerUnavailable extends Error {
+  constructor(
+    readonly operation: string,
+    message: string,
+    readonly reached: boolean,
+  ) {
+    super(message);
+    this.name = 'RunnerUnavailable';
   }
 }
 
@@ -24,7 +38,7 @@ const FIRST_BACKOFF_MS = 500;
 /**
  * Calls the API, retrying what may pass on a second try: a 5xx or a network error, up to four
  * attempts with a doubling pause. A 4xx is a RunnerRefusal at once; the last transient error
- * becomes an Error that names the operation and what went wrong.
+ * becomes a RunnerUnavailable that names the operation and what went wrong.
  */
 export async function callRunner(
   api: RunnerApi,
@@ -33,11 +47,13 @@ export async function callRunner(
   headers: Record<string, string> = {},
 ): Promise<{ body: unknown; attempt: number }> {
   let last = '';
+  let reached = false;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     try {
       const answer: { status: number; body: unknown } = await api.call(operation, body, headers);
       if (answer.status >= 200 && answer.status < 300) return { body: answer.body, attempt };
-      if (answer.status < 500) throw new RunnerRefusal(operation, answer.status, messageOf(answer.body));
+      if (answer.status < 500) throw new RunnerRefusal(operation, answer.status, messageOf(answer.body), answer.body);
+      reached = true;
       last = `the server answered ${answer.status}: ${messageOf(answer.body)}`;
     } catch (error) {
       if (error instanceof RunnerRefusal) throw error;
@@ -45,7 +61,7 @@ export async function callRunner(
     }
     if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, FIRST_BACKOFF_MS * 2 ** (attempt - 1)));
   }
-  throw new Error(`${operation} failed after ${ATTEMPTS} attempts; ${last}`);
+  throw new RunnerUnavailable(operation, `${operation} failed after ${ATTEMPTS} attempts; ${last}`, reached);
 }
 
 function messageOf(body: unknown): string {

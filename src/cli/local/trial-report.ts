@@ -34,5 +34,19 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
     },
     harnessVersion: outcome.harnessVersion,
     sandboxDriver: outcome.sandboxDriver ?? null,
+    conversation: outcome.conversation ? { turns: outcome.conversation.turns, endReason: outcome.conversation.endReason } : null,
+    userModel: outcome.userModel
+      ? {
+          provider: outcome.userModel.provider,
+          model: outcome.userModel.model,
+          calls: outcome.userModel.calls,
+          inputTokens: outcome.userModel.inputTokens,
+          outputTokens: outcome.userModel.outputTokens,
+          cacheReadTokens: outcome.userModel.cacheReadTokens,
+          cacheWriteTokens: outcome.userModel.cacheWriteTokens,
+          totalTokens: outcome.userModel.totalTokens,
+          usd: outcome.userModel.usd,
+        }
+      : null,
   };
 }

@@ -31,6 +31,7 @@ const MAX_OUTPUT_CHARS = 16 * 1024 * 1024 + 256;
 const MAX_MS = 7 * 24 * 3_600_000;
 const MAX_TOKENS = 1e12;
 const notNull = (field: string) => (object: Record<string, unknown>) => object[field] !== null;
+const END_REASONS = ['single-turn', 'user-done', 'replies-exhausted', 'max-turns', 'timeout', 'failed'];
 const tagged = (tag: string) => (object: Record<string, unknown>) => object._tag === tag;
 
 @ForbidUnknownProperties()
@@ -50,9 +51,7 @@ export class TrajectoryEntryDto {
   @ValidateIf(tagged('message')) @IsInt() @Min(0) @Max(1e15) at?: number;
   // conversation
   @ValidateIf(tagged('conversation')) @IsInt() @Min(0) @Max(1000) turns?: number;
-  @ValidateIf(tagged('conversation'))
-  @IsIn(['single-turn', 'user-done', 'replies-exhausted', 'max-turns', 'timeout', 'failed'])
-  endReason?: string;
+  @ValidateIf(tagged('conversation')) @IsIn(END_REASONS) endReason?: string;
 }
 
 @ForbidUnknownProperties()
@@ -78,6 +77,31 @@ export class UsageDto {
   @ValidateIf(notNull('costUsd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) costUsd!: number | null;
 }
 
+/** Agent turns and why the conversation ended (the trial runner's `conversation`). */
+@ForbidUnknownProperties()
+export class ConversationDto {
+  @IsInt() @Min(0) @Max(1000) turns!: number;
+  @IsIn(END_REASONS) endReason!: 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed';
+}
+
+/**
+ * The simulated user's model use, priced on the runner's machine (its configuration's price);
+ * the saga records it as the trial's `user` cost. A case has at most 50 turns; a call per turn,
+ * with retries, stays far below the bound on calls.
+ */
+@ForbidUnknownProperties()
+export class UserModelDto {
+  @IsString() @Length(1, 100) provider!: string;
+  @IsString() @Length(1, 200) model!: string;
+  @IsInt() @Min(0) @Max(10000) calls!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) inputTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) outputTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheReadTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheWriteTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) totalTokens!: number;
+  @ValidateIf(notNull('usd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) usd!: number | null;
+}
+
 /** A TrialOutcome as the trial runner produced it on the runner's machine. */
 @ForbidUnknownProperties()
 export class TrialResultDto {
@@ -97,6 +121,9 @@ export class TrialResultDto {
   @ValidateIf(notNull('usage')) @IsObject() @ValidateNested() @Type(() => UsageDto) usage!: UsageDto | null;
   @ValidateIf(notNull('harnessVersion')) @IsString() @Length(1, 200) harnessVersion!: string | null;
   @IsOptional() @IsIn(['bubblewrap', 'process', null]) sandboxDriver?: 'bubblewrap' | 'process' | null;
+  /** Absent or null: the trial ended before a conversation could (older runners send neither). */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => ConversationDto) conversation?: ConversationDto | null;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => UserModelDto) userModel?: UserModelDto | null;
 }
 
 @ForbidUnknownProperties()

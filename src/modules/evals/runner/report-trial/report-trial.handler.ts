@@ -38,6 +38,7 @@ export class ReportTrialHandler implements ICommandHandler<ReportTrialCommand> {
         sandbox: variant.sandbox,
         usage: outcome.usage,
         hasSimulatedUser: evalCase?.user?.kind === 'simulated',
+        userModel: outcome.userModel ?? null,
       };
       const stream = trialStream(trialId);
       const metadata = requestMetadata(context);

@@ -36,6 +36,18 @@ export function toOutcome(result: TrialResultDto, outputCapBytes: number): Trial
     },
     harnessVersion: result.harnessVersion,
     sandboxDriver: result.sandboxDriver ?? null,
+    conversation: result.conversation && { turns: result.conversation.turns, endReason: result.conversation.endReason },
+    userModel: result.userModel && {
+      provider: result.userModel.provider,
+      model: result.userModel.model,
+      calls: result.userModel.calls,
+      inputTokens: result.userModel.inputTokens,
+      outputTokens: result.userModel.outputTokens,
+      cacheReadTokens: result.userModel.cacheReadTokens,
+      cacheWriteTokens: result.userModel.cacheWriteTokens,
+      totalTokens: result.userModel.totalTokens,
+      usd: result.userModel.usd,
+    },
   };
 }
 
