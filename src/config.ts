@@ -71,6 +71,8 @@ export const DEFAULT_MAX_BODY_BYTES = 112 * 1024 * 1024;
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): AssayConfig {
+  // The model client reads it per call (in local mode from the user's own environment); a bad value is refused here, at start.
+  integer(env, 'ASSAY_PROVIDER_TIMEOUT_MS', 60000, 1, 3600000);
   return {
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),

@@ -81,7 +81,14 @@ describe('configuration from the environment', () => {
       verifyTimeoutMs: 5000,
       runner: { leaseMs: 2000, silenceMs: 3000 },
     });
-    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS', 'ASSAY_RUNNER_LEASE_MS', 'ASSAY_RUNNER_SILENCE_MS']) {
+    for (const name of [
+      'ASSAY_MAX_PARALLEL_TRIALS',
+      'ASSAY_OUTPUT_CAP',
+      'ASSAY_VERIFY_TIMEOUT_MS',
+      'ASSAY_RUNNER_LEASE_MS',
+      'ASSAY_RUNNER_SILENCE_MS',
+      'ASSAY_PROVIDER_TIMEOUT_MS',
+    ]) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
   });
