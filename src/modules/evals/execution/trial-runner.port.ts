@@ -1,4 +1,5 @@
 import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
+import type { ValidationRecord } from './validation/validation-record';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */
 export interface TrialSpec {
@@ -61,7 +62,16 @@ export interface TrajectoryConversation {
   endReason: ConversationEndReason;
 }
 
-export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation;
+/** The case's prepare, run before the first agent turn: its time and what it returned. */
+export interface TrajectoryPrepare {
+  _tag: 'prepare';
+  name: string;
+  durationMs: number;
+  /** The returned JSON object (string members became `{{prepare.key}}` prompt variables); null when it returned nothing. */
+  result: Record<string, unknown> | null;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare;
 
 export interface TrialUsage {
   inputTokens: number;
@@ -92,6 +102,8 @@ export interface TrialOutcome {
   timed: boolean;
   trajectory: TrajectoryEntry[];
   verifySteps: Array<{ command: string; exitCode: number }>;
+  /** The validator's records, one per result (absent where no validator ran). */
+  validations?: ValidationRecord[];
   filesChanged: string[];
   artifacts: TrialArtifact[];
   modelMs: number;

@@ -43,6 +43,8 @@ export interface TrialRunnerOptions {
   outputCapBytes?: number;
   /** ASSAY_VERIFY_TIMEOUT_MS; default 300000. */
   verifyTimeoutMs?: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS; default 120000. */
+  validatorTimeoutMs?: number;
   installTimeoutMs?: number;
   cloneTimeoutMs?: number;
   /** Where trial directories are made; default `<os tmpdir>/assay-trials`. Must be outside dataDir. */
@@ -60,6 +62,7 @@ export interface TrialRunnerOptions {
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
 export const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
+export const DEFAULT_VALIDATOR_TIMEOUT_MS = 120_000;
 export const DEFAULT_INSTALL_TIMEOUT_MS = 900_000;
 export const DEFAULT_CLONE_TIMEOUT_MS = 120_000;
 
@@ -74,6 +77,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     config,
     outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
     verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+    validatorTimeoutMs: options.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
     installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     lookupHost: options.lookupHost ?? systemLookup,

@@ -5,6 +5,7 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
+import type { ValidationRecord } from './validation/validation-record';
 import type { TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
@@ -22,6 +23,8 @@ export interface RunnerSettings {
   config: ExecutionConfig;
   outputCapBytes: number;
   verifyTimeoutMs: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS: how long a validator or a prepare may run. */
+  validatorTimeoutMs: number;
   installTimeoutMs: number;
   cloneTimeoutMs: number;
   /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
@@ -64,6 +67,7 @@ export class TrialSession {
   /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
   finalMessage: string | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
+  readonly validations: ValidationRecord[] = [];
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
   exitCode: number | null = null;
@@ -146,6 +150,7 @@ export class TrialSession {
       timed: verdict.timed,
       trajectory: this.trajectory,
       verifySteps: this.verifySteps,
+      validations: this.validations,
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
       modelMs: this.modelMs,
