@@ -30,7 +30,11 @@ import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
-import { agentEnv, runAgentTurn, verifyWorkspace } from './trial-turns';
+import { agentEnv, runAgentTurn } from './trial-turns';
+import type { JudgeService } from './validation/judge';
+import { runPrepare } from './validation/run-prepare';
+import { decideTrial } from './validation/verdict';
+import { renderPrompt } from '../shared/identity';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
@@ -58,6 +62,8 @@ export interface TrialRunnerOptions {
   artifactSealer?: ArtifactSealer;
   /** Where the trial's times come from; default the system clock. */
   clock?: Clock;
+  /** Answers validators' judge calls; default none (a judge call is then an error saying so). */
+  judge?: JudgeService;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -84,6 +90,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     logger: options.logger ?? null,
     clock: options.clock ?? systemClock,
     artifactSealer: options.artifactSealer ?? null,
+    judge: options.judge ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
@@ -130,10 +137,20 @@ export class SandboxTrialRunner implements TrialRunner {
 
   private async execute(session: TrialSession, plan: HarnessPlan): Promise<Verdict> {
     try {
-      const env = agentEnv(session, plan);
+      let env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
+      const prepared = await runPrepare(session);
+      if (session.spec.prepare !== null) {
+        // The opening prompt's {{prepare.key}} placeholders, filled: the harness and its environment follow.
+        session.preparedVariables = prepared;
+        session.spec = { ...session.spec, prompt: renderPrompt(session.spec.prompt, prepared) };
+        const rendered = resolveHarness(session.spec, this.settings.config);
+        if ('failure' in rendered) throw new TrialVoid(rendered.failure, ['harness']);
+        plan = rendered;
+        env = agentEnv(session, plan);
+      }
       const decided = await runAgentTurn(session, plan, env);
-      return decided ?? (await verifyWorkspace(session, env));
+      return decided ?? (await decideTrial(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
       this.settings.logger?.warn('trial failed inside the service', {

@@ -5,6 +5,7 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
+import type { JudgeService } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
 import type { TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
@@ -32,6 +33,8 @@ export interface RunnerSettings {
   logger: TrialLogger | null;
   /** Where the trial's times come from. */
   clock: Clock;
+  /** Answers validators' judge calls; absent or null: no judge is configured, and a judge call is an error. */
+  judge?: JudgeService | null;
   /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
   artifactSealer?: ArtifactSealer | null;
 }
@@ -68,6 +71,8 @@ export class TrialSession {
   finalMessage: string | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
   readonly validations: ValidationRecord[] = [];
+  /** What the case's prepare returned as `prepare.` prompt variables; empty before it ran. */
+  preparedVariables: Record<string, string> = {};
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
   exitCode: number | null = null;
@@ -80,7 +85,8 @@ export class TrialSession {
   verifyMs = 0;
 
   constructor(
-    readonly spec: TrialSpec,
+    /** Replaced once, when the prepare's variables fill the opening prompt. */
+    public spec: TrialSpec,
     readonly settings: RunnerSettings,
     readonly sandbox: { driver: SandboxDriver; network: boolean; id: string; user: TrialUser | null },
     readonly directory: TrialDirectory,

@@ -35,6 +35,9 @@ export interface ModuleRunResult {
 const CHILD_SCRIPT = path.join(__dirname, 'validator-child.js');
 /** What is kept of the process's own stderr (Node's crash report before the protocol started). */
 const STDERR_CHARS = 16_000;
+const PIPE_GRACE_MS = 2000;
+/** After its result, how long the process has to exit by itself before its group is killed. */
+const EXIT_GRACE_MS = 1000;
 
 /**
  * Runs a module in the trial's sandbox: the same driver, user, limits and network rule as the
@@ -95,13 +98,21 @@ class ModuleProcess {
         this.exited = true;
         this.exitCode = code;
         killGroup(child.pid);
+        // A straggler that left the group may hold the pipes: stop waiting for it.
+        setTimeout(() => child.stdio.forEach((stream) => stream?.destroy()), PIPE_GRACE_MS).unref();
       });
       child.on('close', () => {
         clearTimeout(timer);
         this.session.signal?.removeEventListener('abort', onAbort);
-        if (this.aborted) return reject(interrupted());
+        if (this.aborted) {
+          reject(interrupted());
+          return;
+        }
         const failure = this.sandboxFailure();
-        if (failure !== null) return reject(new TrialVoid(failure, ['sandbox'], { serviceFault: true }));
+        if (failure !== null) {
+          reject(new TrialVoid(failure, ['sandbox'], { serviceFault: true }));
+          return;
+        }
         const durationMs = this.session.settings.clock.now().getTime() - this.startedAt;
         resolve({ end: this.end ?? this.earlyExit(), exitCode: this.exitCode, startedAt: this.startedAt, durationMs });
       });
@@ -142,17 +153,21 @@ class ModuleProcess {
     return child;
   }
 
+  private hasEnded(): boolean {
+    return this.end !== null;
+  }
+
   private readProtocol(chunk: string): void {
-    if (this.end !== null) return;
+    if (this.hasEnded()) return;
     this.stdoutBuffer += chunk;
     let newline = this.stdoutBuffer.indexOf('\n');
-    while (newline >= 0 && this.end === null) {
+    while (newline >= 0 && !this.hasEnded()) {
       const line = this.stdoutBuffer.slice(0, newline);
       this.stdoutBuffer = this.stdoutBuffer.slice(newline + 1);
       if (line.trim() !== '') this.receive(line);
       newline = this.stdoutBuffer.indexOf('\n');
     }
-    if (this.end === null && this.stdoutBuffer.length > MAX_PROTOCOL_LINE_CHARS) {
+    if (!this.hasEnded() && this.stdoutBuffer.length > MAX_PROTOCOL_LINE_CHARS) {
       this.stop({ kind: 'error', failure: `wrote a line of more than ${MAX_PROTOCOL_LINE_CHARS} characters to stdout, which is not the protocol`, detail: null });
     }
   }
@@ -171,7 +186,7 @@ class ModuleProcess {
     if (message.type === 'log') this.request.onLog(message.level, message.text, now);
     else if (message.type === 'judge') this.answerJudge(message.id, message.request);
     else if (message.type === 'result') this.stop({ kind: 'result', value: message.value });
-    else this.stop({ kind: 'error', failure: `threw: ${message.message}`, detail: message.stack });
+    else this.stop({ kind: 'error', failure: `threw: ${message.message}`, detail: message.stack }, true);
   }
 
   private answerJudge(id: number, request: JudgeRequest): void {
@@ -186,11 +201,13 @@ class ModuleProcess {
     this.child?.stdin?.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** The run's end is decided: the process group goes (a result's process exits by itself). */
-  private stop(end: ModuleEnd): void {
+  /** The run's end is decided: the process group goes (one that answered exits by itself, given a moment). */
+  private stop(end: ModuleEnd, exitsItself = end.kind === 'result'): void {
     if (this.end !== null) return;
     this.end = end;
-    if (end.kind === 'error') killGroup(this.child?.pid);
+    const pid = this.child?.pid;
+    if (!exitsItself) killGroup(pid);
+    else setTimeout(() => killGroup(pid), EXIT_GRACE_MS).unref();
     this.child?.stdin?.end();
   }
 

@@ -101,11 +101,12 @@ export function textCapture(text: string | null | undefined, redactor: Redactor,
 /** A value as JSON, kept like a text; undefined is empty. */
 export function jsonCapture(value: unknown, redactor: Redactor, limit = CAPTURE_CHARS): Capture {
   if (value === undefined) return empty();
-  let json: string;
+  let json: unknown;
   try {
-    json = JSON.stringify(value, null, 2) ?? '';
+    // undefined for a function or a symbol: nothing to show.
+    json = JSON.stringify(value, null, 2);
   } catch {
-    json = String(value);
+    json = '[a value JSON cannot represent]';
   }
-  return textCapture(json, redactor, limit, 'json');
+  return textCapture(typeof json === 'string' ? json : '', redactor, limit, 'json');
 }

@@ -29,8 +29,13 @@ const pending = new Map();
 let nextCall = 1;
 let finished = false;
 
-function send(message) {
-  writeProtocol(`${JSON.stringify(message)}\n`);
+function send(message, then) {
+  writeProtocol(`${JSON.stringify(message)}\n`, then);
+}
+
+/** The last message, then the exit once it is written (an exit before would lose what is still queued). */
+function sendLast(message, code) {
+  send(message, () => process.exit(code));
 }
 
 function bounded(text) {
@@ -61,15 +66,19 @@ function fail(error) {
   finished = true;
   const message = error instanceof Error ? error.message : util.inspect(error);
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : message;
-  send({ type: 'error', message, stack: bounded(stack) });
-  process.exit(1);
+  sendLast({ type: 'error', message, stack: bounded(stack) }, 1);
 }
 
 function answer(value) {
   if (finished) return;
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    fail(new Error(`returned a value JSON cannot represent: ${error.message}`));
+    return;
+  }
   finished = true;
-  send(value === undefined ? { type: 'result' } : { type: 'result', value });
-  process.exit(0);
+  sendLast(value === undefined ? { type: 'result' } : { type: 'result', value }, 0);
 }
 
 process.on('uncaughtException', fail);
