@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import { describeWithBubblewrap } from '../support/bubblewrap';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
@@ -166,5 +168,56 @@ describe('evals: code validators judge trials', () => {
     expect(input).toMatchObject({ prompt: 'Write hello into out.txt', variables: { word: 'hello' } });
     expect(input.conversation[0]).toEqual({ role: 'user', text: 'Write hello into out.txt' });
     expect(JSON.parse(record.output.text)).toEqual({ passed: true, message: 'zzzzzzzzzz' });
+  });
+});
+
+/** The validator runs as the trial does: no data directory, no network, no organization values. */
+describeWithBubblewrap('evals: a validator under bubblewrap', () => {
+  let server: InProcessServer;
+  let api: ApiClient;
+  const TOKEN = 'org-token-value-0123456789';
+
+  beforeAll(async () => {
+    server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
+    api = server.client;
+  });
+
+  afterAll(() => server.close());
+
+  it('cannot read the data directory, reach the network or see the organization variables', async () => {
+    expect((await api.call('environment.set', { variables: [{ name: 'TOKEN', value: TOKEN }] })).status).toBe(200);
+    expect(fs.readdirSync(server.dataDir).length).toBeGreaterThan(0);
+    const port = new URL(server.url).port;
+    const source = `
+      import * as fs from 'node:fs';
+      import * as net from 'node:net';
+      export async function probe(ctx) {
+        let data;
+        try { data = fs.readdirSync(${JSON.stringify(server.dataDir)}); } catch (error) { data = error.code; }
+        const network = await new Promise((resolve) => {
+          const socket = net.connect(${port}, '127.0.0.1', () => { socket.destroy(); resolve('connected'); });
+          socket.on('error', (error) => resolve(error.code));
+        });
+        const agentSaw = ctx.workspace.exec('cat token.txt').stdout.trim();
+        return { passed: true, metadata: { data, network, env: Object.keys(process.env).sort(), token: process.env.TOKEN ?? null, agentSaw } };
+      }`;
+    const body = startBody({
+      cases: [{ id: 'c', variables: { word: 'hello' }, validator: { name: 'probe', source } }],
+      variants: [{ harness: 'command', model: 'm', profile: { run: 'echo "$TOKEN" > token.txt' } }],
+    });
+    const started = await api.call('evals.batches.start', body);
+    const batch = await waitForBatch(api, started.body.id);
+    const trial = batch.runs[0].trials[0];
+    expect(trial.status).toBe('passed');
+    const seen = JSON.parse(trial.validations[0].metadata.text);
+    // The data directory is absent or covered by an empty mount; the sandbox has no network but its own loopback (down).
+    expect([[], 'ENOENT']).toContainEqual(seen.data);
+    expect(seen.network).not.toBe('connected');
+    expect(seen.token).toBeNull();
+    expect(seen.env).toEqual(expect.arrayContaining(['HOME', 'PATH', 'TMPDIR']));
+    expect(seen.env.filter((name: string) => !['HOME', 'LANG', 'LOGNAME', 'PATH', 'PWD', 'TMPDIR', 'USER'].includes(name))).toEqual([]);
+    // The agent had the variable (it is the organization's); what the validator read back of it is redacted.
+    expect(seen.agentSaw).toBe('[redacted]');
+    expect(JSON.stringify(batch)).not.toContain(TOKEN);
   });
 });
