@@ -58,6 +58,12 @@ describe('connectors over real HTTP', () => {
         }
       }
     }
+    // The providers simulated users and judges call take their key from these (issue 14).
+    expect(ids('model')).toEqual(expect.arrayContaining(['openai', 'anthropic', 'openai-compatible']));
+    for (const id of ['openai', 'anthropic']) {
+      const method = integrations.find((i) => i.id === id)!.authMethods.find((m: any) => m.id === 'api-key');
+      expect(method.fields).toEqual([expect.objectContaining({ name: 'apiKey', required: true, secret: true })]);
+    }
     const openai = integrations.find((i) => i.id === 'openai-compatible')!;
     const fields = openai.authMethods[0].fields;
     expect(fields.find((f: any) => f.name === 'apiKey')).toMatchObject({ required: true, secret: true });

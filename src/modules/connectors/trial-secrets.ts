@@ -24,6 +24,11 @@ export class TrialCredentialsUnavailable extends Error {
   }
 }
 
+export interface ResolveOptions {
+  /** Model-provider integrations (openai, anthropic, openai-compatible) whose default connection's key the trial's service calls need. */
+  providerIntegrations?: readonly string[];
+}
+
 interface WantedConnection {
   organization: string;
   role: 'harness' | 'sandbox';
@@ -55,16 +60,40 @@ export class TrialSecrets implements TrialEnvironment {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async resolve(organization: string, variant: VariantDefinition, requester?: string): Promise<ResolvedTrialEnvironment> {
+  async resolve(organization: string, variant: VariantDefinition, requester?: string, options: ResolveOptions = {}): Promise<ResolvedTrialEnvironment> {
     const variables = await this.variables(organization);
     const credentials = variant.credentials ?? {};
     const connections = [
       await this.connection({ organization, role: 'harness', named: credentials.harnessConnectionId, kind: variant.harness, requester }),
       await this.connection({ organization, role: 'sandbox', named: credentials.sandboxConnectionId, kind: variant.sandbox, requester }),
     ].filter((opened): opened is OpenedConnection => opened !== null);
+    const providers = await this.providerKeys(organization, options.providerIntegrations ?? []);
     const env = Object.assign({}, variables.env, ...connections.map((opened) => opened.env)) as Record<string, string>;
-    const secrets = [...new Set([...variables.secrets, ...connections.flatMap((opened) => opened.secrets)])];
-    return { env, secrets, connectionIds: connections.map((opened) => opened.connectionId), variableNames: Object.keys(variables.env) };
+    const secrets = [...new Set([...variables.secrets, ...connections.flatMap((opened) => opened.secrets), ...Object.values(providers.keys)])];
+    const connectionIds = [...connections.map((opened) => opened.connectionId), ...providers.connectionIds];
+    return { env, secrets, connectionIds, variableNames: Object.keys(variables.env), providerKeys: providers.keys };
+  }
+
+  /**
+   * The `apiKey` of the organization's default connection of each model-provider integration, for
+   * the simulated user and judges: the service calls the provider, the trial's processes never
+   * see the key (it is not put in `env`).
+   */
+  private async providerKeys(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }> {
+    const keys: Record<string, string> = {};
+    const connectionIds: string[] = [];
+    for (const integrationId of integrations) {
+      const connectionId = await this.defaultConnection(organization, integrationId);
+      if (connectionId === null) continue;
+      const state = await this.connectorState(organization, connectionId);
+      if (state.status !== 'active' && state.status !== 'invalid') continue;
+      const { authMethodId } = state;
+      const values = parseValues(await this.keyRing.open({ kind: 'connection', organization, connectionId, integrationId, authMethodId }, state.sealedValues));
+      if (typeof values.apiKey !== 'string' || values.apiKey === '') continue;
+      keys[integrationId] = values.apiKey;
+      connectionIds.push(connectionId);
+    }
+    return { keys, connectionIds };
   }
 
   /**

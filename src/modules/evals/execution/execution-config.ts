@@ -8,6 +8,8 @@ import type { RepositoryPolicy } from '../shared/repository-urls';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
 import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
 import { checkUnsandboxedConsent, repositoryPolicy } from './operator-safety';
+import { EMPTY_USERS_CONFIG, providerSettings } from './providers/provider-config';
+import type { ProviderSettings } from './providers/provider-config';
 
 export { ExecutionConfigError } from './config-shape';
 
@@ -23,6 +25,7 @@ export { ExecutionConfigError } from './config-shape';
  *     version: "1.2.0"             # recorded as the trial's harnessVersion
  *     install: "npm i -g agent"    # optional, run in the sandbox before the profile's install
  *     run: "agent --model {{model}} -p {{prompt}}"   # placeholders are shell-quoted
+ *     continue: "agent --resume -p {{prompt}}"       # optional: turns 2+ of a conversation
  *     env: { AGENT_TELEMETRY: "0" }
  *     usage:                       # optional: how to read token counts from the harness output
  *       format: json-lines         # or regex (each field a pattern with one capture group)
@@ -31,6 +34,7 @@ export { ExecutionConfigError } from './config-shape';
  *       outputTokens: usage.output_tokens
  *       cacheReadTokens: usage.cache_read_input_tokens
  *       cacheWriteTokens: usage.cache_creation_input_tokens
+ *       finalMessage: result        # optional: the agent's final answer (a path, or a pattern with a group)
  * sandboxes:
  *   sandbox_kind_1: { driver: bubblewrap, network: true }
  * limits:                          # per trial; see trial-limits.ts for how each is held
@@ -40,6 +44,10 @@ export { ExecutionConfigError } from './config-shape';
  *   workspaceMb: 8192              # workspace, home and TMPDIR together
  * allowUnsandboxed: false          # must be true for any trial to run under the process driver
  * repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false }   # source urls
+ * providers: { openai: { protocol: openai, apiKeyEnv: OPENAI_API_KEY } }   # see providers/provider-config.ts
+ * users: { default: openai, defaultModel: gpt-5.4-mini }   # simulated users' providers
+ * judges: { provider: openai, model: gpt-5.4-mini }        # LLM judges' provider
+ * prices: { gpt-5.4-mini: { inputPerMTok: 0.25, outputPerMTok: 2 } }
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -49,6 +57,8 @@ export interface HarnessDefinition {
   version: string;
   install: string | null;
   run: string;
+  /** Run for turns 2+ of a conversation (e.g. with a resume flag); null: `run` again with the new message. */
+  continue: string | null;
   env: Record<string, string>;
   usage: UsageRule | null;
   /** Matched against the harness output of a failed run: a match means its credentials were refused. */
@@ -70,6 +80,12 @@ export interface ExecutionConfig {
   limits: TrialLimits;
   allowUnsandboxed: boolean;
   repositories: RepositoryPolicy;
+  /** The model providers simulated users and judges call, by name. */
+  providers: ProviderSettings['providers'];
+  users: ProviderSettings['users'];
+  judges: ProviderSettings['judges'];
+  /** US dollars per million tokens, by model: what the providers' usage costs. */
+  prices: ProviderSettings['prices'];
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -81,6 +97,10 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   limits: DEFAULT_TRIAL_LIMITS,
   allowUnsandboxed: false,
   repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
+  providers: {},
+  users: EMPTY_USERS_CONFIG,
+  judges: null,
+  prices: {},
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -104,7 +124,20 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
   return parseExecutionConfig(value ?? {}, file);
 }
 
-const TOP_KEYS = ['harnesses', 'sandboxes', 'defaultSandbox', 'network', 'hiddenPaths', 'limits', 'allowUnsandboxed', 'repositories'];
+const TOP_KEYS = [
+  'harnesses',
+  'sandboxes',
+  'defaultSandbox',
+  'network',
+  'hiddenPaths',
+  'limits',
+  'allowUnsandboxed',
+  'repositories',
+  'providers',
+  'users',
+  'judges',
+  'prices',
+];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
 export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
@@ -119,6 +152,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     limits: trialLimits(shape, top.limits),
     allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
     repositories: repositoryPolicy(shape, top.repositories),
+    ...providerSettings(shape, top),
   };
   checkUnsandboxedConsent(shape, config);
   return config;
@@ -135,12 +169,13 @@ function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harness
 }
 
 function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
-  const fields = shape.object(value, at, ['version', 'install', 'run', 'env', 'usage', 'authFailure']);
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure']);
   const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
   return {
     version: nonEmptyString(shape, version, `${at}.version`),
     install: fields.install == null ? null : template(shape, fields.install, `${at}.install`),
     run: template(shape, fields.run, `${at}.run`),
+    continue: fields.continue == null ? null : template(shape, fields.continue, `${at}.continue`),
     env: stringMap(shape, fields.env, `${at}.env`),
     usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
     authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),

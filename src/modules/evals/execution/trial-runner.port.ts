@@ -1,4 +1,6 @@
 import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
+import type { UserModelUse } from './conversation/conversation-user';
+import type { JudgeModelUse } from './validation/model-judge';
 import type { ValidationRecord } from './validation/validation-record';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */
@@ -104,6 +106,8 @@ export interface TrialOutcome {
   verifySteps: Array<{ command: string; exitCode: number }>;
   /** The validator's records, one per result (absent where no validator ran). */
   validations?: ValidationRecord[];
+  /** The judge calls' model use, for the `judge` cost component; absent or null: no judge was called. */
+  judgeModel?: JudgeModelUse | null;
   filesChanged: string[];
   artifacts: TrialArtifact[];
   modelMs: number;
@@ -115,6 +119,10 @@ export interface TrialOutcome {
   sandboxDriver?: 'bubblewrap' | 'process' | null;
   /** The harness driver detected an authentication failure (its connectors become invalid). */
   authFailed?: boolean;
+  /** Agent turns and why the conversation ended; null or absent when the trial ended before it could. */
+  conversation?: { turns: number; endReason: ConversationEndReason } | null;
+  /** The simulated user's model use (priced when the configuration has a price); null or absent without one. */
+  userModel?: UserModelUse | null;
 }
 
 export interface TrialRunner {

@@ -30,8 +30,10 @@ import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
-import { agentEnv, runAgentTurn } from './trial-turns';
-import type { JudgeService } from './validation/judge';
+import { agentEnv } from './trial-turns';
+import { holdConversation } from './conversation/conversation';
+import { conversationUser } from './conversation/users';
+import type { ConversationUser } from './conversation/conversation-user';
 import { runPrepare } from './validation/run-prepare';
 import { decideTrial } from './validation/verdict';
 import { renderPrompt } from '../shared/identity';
@@ -62,8 +64,6 @@ export interface TrialRunnerOptions {
   artifactSealer?: ArtifactSealer;
   /** Where the trial's times come from; default the system clock. */
   clock?: Clock;
-  /** Answers validators' judge calls; default none (a judge call is then an error saying so). */
-  judge?: JudgeService;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -90,7 +90,6 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     logger: options.logger ?? null,
     clock: options.clock ?? systemClock,
     artifactSealer: options.artifactSealer ?? null,
-    judge: options.judge ?? null,
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
@@ -105,9 +104,12 @@ export class SandboxTrialRunner implements TrialRunner {
   ) {}
 
   async run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome> {
-    const redactor = new Redactor([...spec.secrets, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
+    const conversation = conversationUser(spec, this.settings.config);
+    const keys = [...Object.values(spec.providerKeys), ...('apiKey' in conversation && conversation.apiKey !== null ? [conversation.apiKey] : [])];
+    const redactor = new Redactor([...spec.secrets, ...keys, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
     const plan = resolveHarness(spec, this.settings.config);
     if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
+    if ('failure' in conversation) return unstarted(new TrialVoid(conversation.failure, ['user']), redactor, plan.version);
     const sandbox = await this.sandboxFor(spec.sandbox);
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
     const startedAt = this.settings.clock.now().getTime();
@@ -125,7 +127,7 @@ export class SandboxTrialRunner implements TrialRunner {
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
-    const verdict = await this.execute(session, plan);
+    const verdict = await this.execute(session, plan, conversation.user);
     await removeTrialDirectory(directory).catch((error: unknown) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );
@@ -135,7 +137,7 @@ export class SandboxTrialRunner implements TrialRunner {
     return { ...outcome, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
   }
 
-  private async execute(session: TrialSession, plan: HarnessPlan): Promise<Verdict> {
+  private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
     try {
       let env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
@@ -149,7 +151,7 @@ export class SandboxTrialRunner implements TrialRunner {
         plan = rendered;
         env = agentEnv(session, plan);
       }
-      const decided = await runAgentTurn(session, plan, env);
+      const decided = await holdConversation(session, plan, env, user);
       return decided ?? (await decideTrial(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;

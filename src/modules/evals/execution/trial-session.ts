@@ -5,9 +5,10 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
-import type { JudgeService } from './validation/judge';
+import type { JudgeModelUse } from './validation/model-judge';
 import type { ValidationRecord } from './validation/validation-record';
-import type { TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
+import type { UserModelUse } from './conversation/conversation-user';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
@@ -33,8 +34,6 @@ export interface RunnerSettings {
   logger: TrialLogger | null;
   /** Where the trial's times come from. */
   clock: Clock;
-  /** Answers validators' judge calls; absent or null: no judge is configured, and a judge call is an error. */
-  judge?: JudgeService | null;
   /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
   artifactSealer?: ArtifactSealer | null;
 }
@@ -69,10 +68,16 @@ export class TrialSession {
   readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
   /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
   finalMessage: string | null = null;
+  /** How the conversation ended; null until it did (or when the trial ended before it could). */
+  ending: { turns: number; endReason: ConversationEndReason } | null = null;
+  /** The simulated user's model use; null without one. */
+  userModel: UserModelUse | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
   readonly validations: ValidationRecord[] = [];
   /** What the case's prepare returned as `prepare.` prompt variables; empty before it ran. */
   preparedVariables: Record<string, string> = {};
+  /** The judge calls' model use; null when no judge was called. */
+  judgeUse: JudgeModelUse | null = null;
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
   exitCode: number | null = null;
@@ -135,6 +140,24 @@ export class TrialSession {
     return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '', limit };
   }
 
+  /** A turn's message, in the trajectory between the commands and in the conversation. */
+  recordMessage(role: 'user' | 'agent', turn: number, text: string): void {
+    this.trajectory.push({ _tag: 'message', role, turn, text, at: this.settings.clock.now().getTime() });
+    this.conversation.push({ role, text });
+    if (role === 'agent') this.finalMessage = text;
+  }
+
+  /** Takes back the last message recorded (one whose turn never started). */
+  retractMessage(): void {
+    this.trajectory.pop();
+    this.conversation.pop();
+  }
+
+  endConversation(turns: number, endReason: ConversationEndReason): void {
+    this.ending = { turns, endReason };
+    this.trajectory.push({ _tag: 'conversation', turns, endReason });
+  }
+
   /** The environment of every step: a fresh base, never the service's own (it holds keys). */
   baseEnv(): Record<string, string> {
     return {
@@ -157,6 +180,7 @@ export class TrialSession {
       trajectory: this.trajectory,
       verifySteps: this.verifySteps,
       validations: this.validations,
+      judgeModel: this.judgeUse,
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
       modelMs: this.modelMs,
@@ -166,6 +190,8 @@ export class TrialSession {
       usage: this.usage,
       harnessVersion,
       authFailed: this.authFailed,
+      conversation: this.ending,
+      userModel: this.userModel,
     };
   }
 }

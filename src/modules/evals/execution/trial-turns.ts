@@ -1,10 +1,12 @@
 import { isReservedVariable } from '#shared/reserved-variables';
 import type { HarnessPlan } from './harness/harness-driver';
-import { readUsage } from './harness/usage';
-import { envValue, TrialSession } from './trial-session';
-import { ranOutOfTime, scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
+import { readFinalMessage, readUsage } from './harness/usage';
+import type { TrialUsage } from './trial-runner.port';
+import { envValue, StepResult, TrialSession } from './trial-session';
+import { scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
+import { CONVERSATION_FILE } from './conversation/conversation-file';
 import { storeArtifacts } from './workspace/artifacts';
-import { changedPaths, snapshotWorkspace } from './workspace/snapshot';
+import { changedPaths, Snapshot, snapshotWorkspace } from './workspace/snapshot';
 
 /** How much of the end of a long harness output is kept to read usage from (final totals). */
 const USAGE_TAIL_BYTES = 1024 * 1024;
@@ -40,26 +42,39 @@ function refusedHere(session: TrialSession, name: string, resolved: boolean): bo
   return true;
 }
 
+/** What one agent turn did: the command's result and the agent's message as the user sees it. */
+export interface AgentTurn {
+  result: StepResult;
+  /** The driver's final answer when its usage format reports one, else the tail of the output; redacted. */
+  message: string;
+}
+
+/** The part of an agent's output that is its message to the user when its driver reports no final answer. */
+const MESSAGE_TAIL_CHARS = 8000;
+
 /**
- * The agent's turn: the harness runs with the prompt on stdin, bounded by the case's timeoutMs.
- * The workspace is snapshotted around it, so filesChanged and artifacts are the agent's doing
- * alone (not the set-up's, not verify's). Answers the verdict when the turn alone decides the
- * trial (the agent ran out of time, once its changes are recorded), null for verify to decide.
+ * One agent turn: the harness runs with the turn's message on stdin and in ASSAY_PROMPT, bounded
+ * by what is left of the case's timeoutMs. Answers the turn for the conversation to go on; the
+ * agent's own doing that ends the trial (a certain limit, refused credentials) throws.
  */
-export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env: Record<string, string>): Promise<Verdict | null> {
-  const { workspace } = session.directory;
-  const before = await snapshotWorkspace(workspace);
-  const result = await session.step(plan.run, { env, stdin: session.spec.prompt, timeoutMs: session.spec.timeoutMs, tailBytes: USAGE_TAIL_BYTES });
-  session.modelMs = result.finishedAtMillis - result.startedAtMillis;
+export async function runAgentCommand(
+  session: TrialSession,
+  plan: HarnessPlan,
+  env: Record<string, string>,
+  turn: { number: number; message: string; budgetMs: number; conversationFile: string },
+): Promise<AgentTurn> {
+  const turnEnv: Record<string, string> = { ...env, ASSAY_TURN: String(turn.number), ASSAY_CONVERSATION: turn.conversationFile };
+  const prompt = envValue(turn.message);
+  if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) turnEnv.ASSAY_PROMPT = prompt;
+  else delete turnEnv.ASSAY_PROMPT;
+  const command = plan.commandFor(turn.number, turn.message);
+  const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES });
+  session.modelMs += result.finishedAtMillis - result.startedAtMillis;
   session.exitCode = result.timedOut ? null : result.exitCode;
-  session.usage = readUsage(plan.usage, result.keptText);
-  const after = await snapshotWorkspace(workspace, before);
-  // A file named after a secret must not carry it into the events.
-  session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
-  const { dataDir, artifactSealer } = session.settings;
-  const store = { dataDir, organization: session.spec.organization, redactor: session.redactor, sealer: artifactSealer ?? null };
-  session.artifacts = await storeArtifacts(store, workspace, before, after);
-  if (result.timedOut) return ranOutOfTime(session.spec.timeoutMs);
+  session.usage = addUsage(session.usage, readUsage(plan.usage, result.keptText));
+  const reported = readFinalMessage(plan.usage, result.keptText);
+  const message = reported === null ? result.output.trim().slice(-MESSAGE_TAIL_CHARS) : session.redactor.redact(reported);
+  if (result.timedOut) return { result, message };
   // The agent's own doing: failed with the limit named. A limit read from its output (it may
   // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.
   if (result.limit?.certain) throw new TrialFailed(`the agent hit a limit: ${result.limit.reason}`);
@@ -68,7 +83,38 @@ export async function runAgentTurn(session: TrialSession, plan: HarnessPlan, env
     session.authFailed = true;
     throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
   }
-  return null;
+  return { result, message };
+}
+
+/**
+ * Records what the agent changed over the whole conversation (not the set-up's, not verify's):
+ * filesChanged and the artifacts. The conversation file is the service's, never a change.
+ */
+export async function recordChanges(session: TrialSession, before: Snapshot): Promise<void> {
+  const { workspace } = session.directory;
+  const after = await snapshotWorkspace(workspace, before, SERVICE_FILES);
+  // A file named after a secret must not carry it into the events.
+  session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
+  const { dataDir, artifactSealer } = session.settings;
+  const store = { dataDir, organization: session.spec.organization, redactor: session.redactor, sealer: artifactSealer ?? null };
+  session.artifacts = await storeArtifacts(store, workspace, before, after);
+}
+
+export const SERVICE_FILES: ReadonlySet<string> = new Set([CONVERSATION_FILE]);
+
+/** Token counts added turn by turn; null while no turn reported any. */
+function addUsage(total: TrialUsage | null, turn: TrialUsage | null): TrialUsage | null {
+  if (turn === null) return total;
+  if (total === null) return turn;
+  const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
+  return {
+    inputTokens: total.inputTokens + turn.inputTokens,
+    outputTokens: total.outputTokens + turn.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + turn.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + turn.cacheWriteTokens,
+    totalTokens: total.totalTokens + turn.totalTokens,
+    costUsd: add(total.costUsd, turn.costUsd),
+  };
 }
 
 /**

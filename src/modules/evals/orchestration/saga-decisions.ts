@@ -41,6 +41,17 @@ export function trialSpec(batch: BatchStarted['data'], run: PlannedRun, trialId:
   };
 }
 
+/** The connector integrations whose keys serve model providers (the simulated user, judges). */
+export const MODEL_PROVIDER_INTEGRATIONS = ['openai', 'anthropic', 'openai-compatible'] as const;
+
+/** Whether the service calls a model provider for this run's trials: a simulated user, or a judge. */
+export function callsModelProviders(batch: BatchStarted['data'], run: PlannedRun): boolean {
+  const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
+  const validator: unknown = evalCase?.validator;
+  const judged = typeof validator === 'object' && validator !== null && 'kind' in validator && validator.kind === 'judge';
+  return evalCase?.user?.kind === 'simulated' || judged;
+}
+
 export function hasSimulatedUser(batch: SagaBatch, run: SagaRun): boolean {
   return batch.started.cases.find((candidate) => candidate.id === run.run.caseId)?.user?.kind === 'simulated';
 }
@@ -61,7 +72,7 @@ function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: Date): 
     filesChanged: outcome.filesChanged,
     artifacts: outcome.artifacts,
     usage: outcome.usage,
-    costs: trialCosts({ ...costInput, usage: outcome.usage }),
+    costs: trialCosts({ ...costInput, usage: outcome.usage, judgeModel: outcome.judgeModel ?? null }),
     harnessVersion: outcome.harnessVersion,
     sandboxDriver: outcome.sandboxDriver ?? null,
   };

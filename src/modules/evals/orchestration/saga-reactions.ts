@@ -7,7 +7,18 @@ import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.deci
 import { batchStream } from '../batches/batch.events';
 import { runStream } from '../runs/run.events';
 import { trialStream } from '../trials/trial.events';
-import { abandonedTrial, batchEnding, hasSimulatedUser, oneLine, runFinished, serviceFaultOutcome, trialResultEvents, trialSpec } from './saga-decisions';
+import {
+  abandonedTrial,
+  batchEnding,
+  callsModelProviders,
+  hasSimulatedUser,
+  MODEL_PROVIDER_INTEGRATIONS,
+  oneLine,
+  runFinished,
+  serviceFaultOutcome,
+  trialResultEvents,
+  trialSpec,
+} from './saga-decisions';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
 import { TrialOutcome, TrialRunner, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
@@ -76,6 +87,7 @@ export class SagaReactions {
         sandbox: variant.sandbox,
         usage: outcome.usage,
         hasSimulatedUser: hasSimulatedUser(batch, run),
+        userModel: outcome.userModel ?? null,
       };
       await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput, this.clock.now()), metadata, 1);
       if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);
@@ -88,7 +100,8 @@ export class SagaReactions {
   private async execute(batch: SagaBatch, run: SagaRun, trialId: string): Promise<{ outcome: TrialOutcome; environment: ResolvedTrialEnvironment | null }> {
     let environment: ResolvedTrialEnvironment;
     try {
-      environment = await this.environment.resolve(batch.started.organization, run.run.variant, batch.requester);
+      const providerIntegrations = callsModelProviders(batch.started, run.run) ? MODEL_PROVIDER_INTEGRATIONS : [];
+      environment = await this.environment.resolve(batch.started.organization, run.run.variant, batch.requester, { providerIntegrations });
     } catch (error) {
       const outcome = voidOutcome({ failure: oneLine((error as Error).message), voidFields: ['credentials'], serviceFault: false });
       return { outcome, environment: null };

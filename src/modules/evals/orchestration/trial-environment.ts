@@ -30,7 +30,12 @@ export interface TrialEnvironment {
    * `requester` is who started the batch (the actor id in the BatchStarted event's metadata): a
    * personal connection is given only to its owner's trials.
    */
-  resolve(organization: string, variant: VariantDefinition, requester?: string): Promise<ResolvedTrialEnvironment>;
+  resolve(
+    organization: string,
+    variant: VariantDefinition,
+    requester?: string,
+    options?: { providerIntegrations?: readonly string[] },
+  ): Promise<ResolvedTrialEnvironment>;
   /** Records the use (lastUsedAt) and, on an authentication failure, marks connections invalid. Never throws. */
   recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }

@@ -1,7 +1,9 @@
 import type { TrialUsage } from '../execution/trial-runner.port';
+import type { UserModelUse } from '../execution/conversation/conversation-user';
+import type { JudgeModelUse } from '../execution/validation/model-judge';
 import { findModel } from '../models/model-catalogue';
 
-export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown';
+export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge';
 export type CostComponentName = 'harness' | 'model' | 'sandbox' | 'platform' | 'judge' | 'user';
 
 export interface CostComponent {
@@ -29,6 +31,10 @@ export interface TrialCostInput {
   sandbox: string | null;
   usage: TrialUsage | null;
   hasSimulatedUser: boolean;
+  /** The simulated user's model calls (absent or null: none was made). */
+  userModel?: UserModelUse | null;
+  /** The LLM judge's model calls (absent or null: none was made). */
+  judgeModel?: JudgeModelUse | null;
 }
 
 const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
@@ -47,15 +53,8 @@ export function trialCosts(input: TrialCostInput): CostRecord {
     modelCost(input),
     sandboxCost(input.sandbox),
     { component: 'platform', classification: 'included', usd: null, source: 'assay', explanation: 'Running the trial on this server is included.', detail: {} },
-    {
-      component: 'judge',
-      classification: 'included',
-      usd: null,
-      source: 'assay',
-      explanation: 'No model judged this trial: a verify command decided it.',
-      detail: {},
-    },
-    userCost(input.hasSimulatedUser),
+    judgeCost(input.judgeModel ?? null),
+    userCost(input.hasSimulatedUser, input.userModel ?? null),
   ];
   return totals(components);
 }
@@ -93,6 +92,27 @@ function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
   };
 }
 
+/**
+ * The LLM judge's model calls: a class of their own (`judge`), like the simulated user's, priced
+ * from the configuration's price table (an estimate); a model without a price leaves the record
+ * incomplete.
+ */
+function judgeCost(use: JudgeModelUse | null): CostComponent {
+  if (use === null) {
+    return { component: 'judge', classification: 'included', usd: null, source: 'assay', explanation: 'No model judged this trial.', detail: {} };
+  }
+  const { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, usd } = use;
+  const called = `${calls} judge call${calls === 1 ? '' : 's'} to ${models.join(', ')}`;
+  return {
+    component: 'judge',
+    classification: 'judge',
+    usd: usd === null ? null : round(usd),
+    source: provider,
+    explanation: usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Estimated: ${called}, at the configured prices.`,
+    detail: { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
+  };
+}
+
 function sandboxCost(sandbox: string | null): CostComponent {
   if (sandbox && REMOTE_SANDBOX.test(sandbox)) {
     return {
@@ -114,17 +134,36 @@ function sandboxCost(sandbox: string | null): CostComponent {
   };
 }
 
-function userCost(simulated: boolean): CostComponent {
+/**
+ * The simulated user's model calls: a class of their own, never mixed with the agent's usage,
+ * priced from the configuration's price table (an estimate); a model without a price leaves the
+ * record incomplete.
+ */
+function userCost(simulated: boolean, use: UserModelUse | null): CostComponent {
   if (!simulated) {
     return { component: 'user', classification: 'included', usd: null, source: 'assay', explanation: 'No simulated user took part.', detail: {} };
   }
+  if (use === null) {
+    return {
+      component: 'user',
+      classification: 'simulated-user',
+      usd: 0,
+      source: 'assay',
+      explanation: 'The simulated user made no model calls in this trial.',
+      detail: { calls: 0 },
+    };
+  }
+  const { provider, model, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, usd } = use;
   return {
     component: 'user',
-    classification: 'unknown',
-    usd: null,
-    source: 'model-catalogue',
-    explanation: 'The simulated user reported no token usage.',
-    detail: {},
+    classification: 'simulated-user',
+    usd: usd === null ? null : round(usd),
+    source: provider,
+    explanation:
+      usd === null
+        ? `Unpriced: "${model}" has no price in the configuration's price table (prices.${model}).`
+        : `Estimated from the simulated user's token usage at the configured prices of "${model}".`,
+    detail: { provider, model, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
   };
 }
 
@@ -134,8 +173,9 @@ function totals(components: CostComponent[]): CostRecord {
   return {
     knownActualUsd: sum('actual'),
     allocatedUsd: sum('allocated'),
-    estimatedEquivalentUsd: sum('estimate'),
-    incomplete: components.some((c) => c.classification === 'unknown'),
+    // The simulated user's and the judge's prices come from the configuration's table: estimates too.
+    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user') + sum('judge')),
+    incomplete: components.some((c) => c.classification === 'unknown' || (MODEL_CALLS.has(c.classification) && c.usd === null)),
     components,
     laterComponents: [],
   };
@@ -143,12 +183,16 @@ function totals(components: CostComponent[]): CostRecord {
 
 /** Adds a run's trials' cost records; each component's detail counts the trials added. */
 export function sumCosts(trialRecords: readonly CostRecord[]): CostRecord {
-  return addCosts(trialRecords, () => ({ trials: 1 }));
+  return addCosts(trialRecords, (component) => ({ trials: 1, ...tokenCounts(component) }));
 }
 
 /** Adds a batch's runs' cost records; each component's detail counts the runs and their trials. */
 export function sumRunCosts(runRecords: readonly CostRecord[]): CostRecord {
-  return addCosts(runRecords, (component) => ({ runs: 1, trials: typeof component.detail.trials === 'number' ? component.detail.trials : 0 }));
+  return addCosts(runRecords, (component) => ({
+    runs: 1,
+    trials: typeof component.detail.trials === 'number' ? component.detail.trials : 0,
+    ...tokenCounts(component),
+  }));
 }
 
 /** Component by component and class by class; the detail adds up what `counted` says each holds. */
@@ -165,6 +209,17 @@ function addCosts(records: readonly CostRecord[], counted: (component: CostCompo
     }
   }
   return totals([...merged.values()]);
+}
+
+/** The classes of the service's own model calls (priced from the configuration, counted in tokens). */
+const MODEL_CALLS: ReadonlySet<CostClassification> = new Set(['simulated-user', 'judge']);
+
+const USER_COUNTS = ['calls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'totalTokens'] as const;
+
+/** The simulated user's calls and tokens add up across trials and runs, so its detail stays readable. */
+function tokenCounts(component: CostComponent): Record<string, number> {
+  if (!MODEL_CALLS.has(component.classification)) return {};
+  return Object.fromEntries(USER_COUNTS.flatMap((name) => (typeof component.detail[name] === 'number' ? [[name, component.detail[name]]] : [])));
 }
 
 function addCounts(known: Record<string, unknown>, counts: Record<string, number>): Record<string, number> {

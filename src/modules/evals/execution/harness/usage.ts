@@ -14,10 +14,12 @@ export interface UsageRule {
   format: 'json-lines' | 'regex';
   aggregate: 'last' | 'sum';
   fields: Partial<Record<UsageField, string>>;
+  /** Where the agent's final answer is: a dotted path (json-lines) or a pattern with a group (regex); the last one found. */
+  finalMessage: string | null;
 }
 
 export function parseUsageRule(shape: ConfigShape, value: unknown, at: string): UsageRule {
-  const raw = shape.object(value, at, ['format', 'aggregate', ...USAGE_FIELDS]);
+  const raw = shape.object(value, at, ['format', 'aggregate', 'finalMessage', ...USAGE_FIELDS]);
   if (raw.format !== 'json-lines' && raw.format !== 'regex') shape.fail(`${at}.format`, 'must be json-lines or regex');
   const aggregate = raw.aggregate ?? 'last';
   if (aggregate !== 'last' && aggregate !== 'sum') shape.fail(`${at}.aggregate`, 'must be last or sum');
@@ -30,7 +32,45 @@ export function parseUsageRule(shape: ConfigShape, value: unknown, at: string): 
     fields[field] = rule;
   }
   if (Object.keys(fields).length === 0) shape.fail(at, `names none of ${USAGE_FIELDS.join(', ')}`);
-  return { format: raw.format, aggregate, fields };
+  return { format: raw.format, aggregate, fields, finalMessage: finalMessageRule(shape, raw.format, raw.finalMessage, `${at}.finalMessage`) };
+}
+
+function finalMessageRule(shape: ConfigShape, format: UsageRule['format'], rule: unknown, at: string): string | null {
+  if (rule === undefined || rule === null) return null;
+  if (!isShape.string(rule) || rule === '') shape.fail(at, 'must be a non-empty string');
+  if (format === 'regex') checkPattern(shape, rule, at);
+  return rule;
+}
+
+/** The agent's final answer as its driver reports it (the last one in the output), or null. */
+export function readFinalMessage(rule: UsageRule | null, output: string): string | null {
+  if (rule?.finalMessage == null) return null;
+  let found: string | null = null;
+  if (rule.format === 'regex') {
+    for (const match of output.matchAll(new RegExp(rule.finalMessage, 'gm'))) {
+      const group = match.at(1);
+      // An optional group that took no part in the match is undefined.
+      if (group !== undefined) found = group;
+    }
+    return found;
+  }
+  for (const parsed of jsonObjects(output)) {
+    const value = valueAt(parsed, rule.finalMessage);
+    if (typeof value === 'string') found = value;
+  }
+  return found;
+}
+
+function* jsonObjects(output: string): Generator {
+  for (const line of output.split('\n')) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('{')) continue;
+    try {
+      yield JSON.parse(trimmed) as unknown;
+    } catch {
+      continue;
+    }
+  }
 }
 
 function checkPattern(shape: ConfigShape, pattern: string, at: string): void {
@@ -80,15 +120,7 @@ function regexValues(rule: UsageRule, output: string): FoundValues {
 
 function jsonLineValues(rule: UsageRule, output: string): FoundValues {
   const found = emptyFound();
-  for (const line of output.split('\n')) {
-    const trimmed = line.trim();
-    if (!trimmed.startsWith('{')) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(trimmed);
-    } catch {
-      continue;
-    }
+  for (const parsed of jsonObjects(output)) {
     for (const field of USAGE_FIELDS) {
       const dotted = rule.fields[field];
       const count = dotted === undefined ? null : tokenCount(valueAt(parsed, dotted));

@@ -46,7 +46,8 @@ export function judgeCall(request: JudgeRequest, fallbackName: string, context: 
   if (model !== undefined && model !== null && (typeof model !== 'string' || model.length < 1 || model.length > 200)) {
     return { problem: 'judge model must be a string of 1 to 200 characters' };
   }
-  if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))) return { problem: 'judge threshold must be a number from 0 to 1' };
+  if (threshold !== undefined && (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)))
+    return { problem: 'judge threshold must be a number from 0 to 1' };
   const checkedChoices = choices === undefined ? DEFAULT_JUDGE_CHOICES : scoreMap(choices);
   if (checkedChoices === null) return { problem: 'judge choices must map 1 to 20 labels (1 to 100 characters) to scores from 0 to 1' };
   return {

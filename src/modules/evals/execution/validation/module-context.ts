@@ -14,7 +14,13 @@ export function validatorContext(session: TrialSession): ModuleContextData {
     session.conversation.length > 0
       ? session.conversation.map((message) => ({ ...message }))
       : [{ role: 'user' as const, text: prompt }, ...(finalMessage === null ? [] : [{ role: 'agent' as const, text: finalMessage }])];
-  return { prompt, conversation, finalMessage, trajectory: structuredClone(session.trajectory), variables: { ...session.spec.variables, ...session.preparedVariables } };
+  return {
+    prompt,
+    conversation,
+    finalMessage,
+    trajectory: structuredClone(session.trajectory),
+    variables: { ...session.spec.variables, ...session.preparedVariables },
+  };
 }
 
 /** The output of the last command run so far (the agent's turn, when read before verify). */

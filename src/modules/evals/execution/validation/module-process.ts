@@ -85,7 +85,10 @@ class ModuleProcess {
   run(): Promise<ModuleRunResult> {
     return new Promise((resolve, reject) => {
       const child = this.spawn();
-      const timer = setTimeout(() => this.stop({ kind: 'error', failure: `timed out after ${this.request.timeoutMs} ms`, detail: null }), this.request.timeoutMs);
+      const timer = setTimeout(
+        () => this.stop({ kind: 'error', failure: `timed out after ${this.request.timeoutMs} ms`, detail: null }),
+        this.request.timeoutMs,
+      );
       const onAbort = () => {
         this.aborted = true;
         killGroup(child.pid);
@@ -149,7 +152,14 @@ class ModuleProcess {
     child.stdio[3]?.on('data', (chunk: Buffer) => {
       this.statusReport += chunk.toString('utf8');
     });
-    this.send({ type: 'start', mode: this.request.mode, file: this.moduleFile, name: this.request.name, judge: this.request.judge, context: this.request.context });
+    this.send({
+      type: 'start',
+      mode: this.request.mode,
+      file: this.moduleFile,
+      name: this.request.name,
+      judge: this.request.judge,
+      context: this.request.context,
+    });
     return child;
   }
 
@@ -168,7 +178,11 @@ class ModuleProcess {
       newline = this.stdoutBuffer.indexOf('\n');
     }
     if (!this.hasEnded() && this.stdoutBuffer.length > MAX_PROTOCOL_LINE_CHARS) {
-      this.stop({ kind: 'error', failure: `wrote a line of more than ${MAX_PROTOCOL_LINE_CHARS} characters to stdout, which is not the protocol`, detail: null });
+      this.stop({
+        kind: 'error',
+        failure: `wrote a line of more than ${MAX_PROTOCOL_LINE_CHARS} characters to stdout, which is not the protocol`,
+        detail: null,
+      });
     }
   }
 

@@ -43,7 +43,8 @@ export async function runPrepare(session: TrialSession): Promise<Record<string, 
 /** The answer as a JSON object (null for none), or why it is not one. */
 function preparedResult(value: unknown): Record<string, unknown> | null | string {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) return `returned ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}; return a JSON object or nothing`;
+  if (typeof value !== 'object' || Array.isArray(value))
+    return `returned ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}; return a JSON object or nothing`;
   const size = JSON.stringify(value).length;
   if (size > MAX_PREPARE_RESULT_CHARS) return `returned ${size} characters of JSON; at most ${MAX_PREPARE_RESULT_CHARS} are allowed`;
   return value as Record<string, unknown>;

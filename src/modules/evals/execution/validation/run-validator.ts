@@ -1,5 +1,6 @@
 import type { TrialSession } from '../trial-session';
-import { JudgeError, judgeCall, JudgeService, unconfiguredJudge } from './judge';
+import { JudgeError, judgeCall, JudgeService } from './judge';
+import { modelJudge } from './model-judge';
 import { runModule } from './module-process';
 import type { JudgeAnswer, JudgeRequest, ModuleContextData } from './module-protocol';
 import { transpileModule } from './transpile';
@@ -25,7 +26,7 @@ export async function runValidator(session: TrialSession, context: ModuleContext
     }
     code = compiled.code;
   }
-  const judge = session.settings.judge ?? unconfiguredJudge;
+  const judge = modelJudge(session);
   const { name, kind: _kind, ...form } = validator.kind === 'judge' ? validator : { name: validator.name, kind: 'code' };
   const run = await runModule(session, {
     mode: validator.kind === 'judge' ? 'judge' : 'validator',
@@ -50,7 +51,13 @@ async function answerJudge(
 ): Promise<JudgeAnswer> {
   const startedAt = session.settings.clock.now().getTime();
   const elapsed = () => session.settings.clock.now().getTime() - startedAt;
-  const input = { prompt: request.prompt, choices: request.choices, threshold: request.threshold, model: request.model, files: request.files.map((file) => file.path) };
+  const input = {
+    prompt: request.prompt,
+    choices: request.choices,
+    threshold: request.threshold,
+    model: request.model,
+    files: request.files.map((file) => file.path),
+  };
   if (!recorder.callsLeft) {
     const error = 'a validator may call judge at most 64 times';
     recorder.call({ startedAt, durationMs: 0, input, answer: null, error, judgment: null });

@@ -95,7 +95,12 @@ export function textCapture(text: string | null | undefined, redactor: Redactor,
   if (shown.length <= limit) return { text: shown, format, state: 'captured', truncated: false };
   const half = Math.floor(limit / 2);
   const cut = shown.length - 2 * half;
-  return { text: `${shown.slice(0, half)}\n[… ${cut} characters cut …]\n${shown.slice(shown.length - half)}`, format: 'text', state: 'captured', truncated: true };
+  return {
+    text: `${shown.slice(0, half)}\n[… ${cut} characters cut …]\n${shown.slice(shown.length - half)}`,
+    format: 'text',
+    state: 'captured',
+    truncated: true,
+  };
 }
 
 /** A value as JSON, kept like a text; undefined is empty. */

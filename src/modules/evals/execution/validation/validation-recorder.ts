@@ -91,9 +91,11 @@ export class ValidationRecorder {
     return slots.map((slot, position) => {
       const first = position === 0;
       const base = this.base(slot, run, first, end.kind === 'result' ? end.value : undefined);
+      // A failed judge call decides, even where the module caught it (or threw it on).
+      if (this.judgeFailure !== null) {
+        return { ...base, status: 'error', message: line(`could not be judged: ${this.judgeFailure}`), error: textCapture(this.judgeFailure, this.redactor) };
+      }
       if (end.kind === 'error') return { ...base, status: 'error', message: line(end.failure), error: textCapture(end.detail ?? end.failure, this.redactor) };
-      if (this.judgeFailure !== null)
-        return { ...base, status: 'error', message: line(`its judge failed: ${this.judgeFailure}`), error: textCapture(this.judgeFailure, this.redactor) };
       const result = results?.[position];
       if (result === undefined || typeof result === 'string') {
         const problem = typeof result === 'string' ? result : 'gave no result';

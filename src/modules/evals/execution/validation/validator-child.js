@@ -184,7 +184,12 @@ function context(start) {
 }
 
 function entryPoint(start) {
-  if (start.mode === 'judge') return (ctx) => ctx.judge(start.judge);
+  if (start.mode === 'judge') {
+    return async (ctx) => {
+      const verdict = await ctx.judge(start.judge);
+      return { passed: verdict.passed, score: verdict.score, message: verdict.reason };
+    };
+  }
   const loaded = require(start.file);
   const exported = loaded && Object.prototype.hasOwnProperty.call(loaded, start.name) ? loaded[start.name] : undefined;
   if (typeof exported !== 'function') {

@@ -21,10 +21,11 @@ export type Snapshot = Map<string, SnapshotEntry>;
 const HASH_CONCURRENCY = 8;
 const STREAM_ABOVE_BYTES = 4 * 1024 * 1024;
 
-/** Takes a snapshot; entries whose stamp is unchanged since `previous` reuse its hash. */
-export async function snapshotWorkspace(workspace: string, previous: Snapshot = new Map()): Promise<Snapshot> {
+/** Takes a snapshot; entries whose stamp is unchanged since `previous` reuse its hash; `ignored` paths are left out. */
+export async function snapshotWorkspace(workspace: string, previous: Snapshot = new Map(), ignored: ReadonlySet<string> = new Set()): Promise<Snapshot> {
   const paths: string[] = [];
   await walk(workspace, '', paths);
+  if (ignored.size > 0) paths.splice(0, paths.length, ...paths.filter((relative) => !ignored.has(relative)));
   const snapshot: Snapshot = new Map();
   let next = 0;
   const worker = async () => {
