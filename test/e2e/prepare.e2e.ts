@@ -17,7 +17,9 @@ describe('evals: prepare sets up the workspace and the prompt', () => {
   async function prepared(prepare: Record<string, unknown>) {
     const body = startBody({
       suite: { id: 'prep', prompt: 'Copy the {{prepare.kind}} file for {{word}}' },
-      cases: [{ id: 'c', variables: { word: 'hello' }, prepare, verify: 'grep -q "secret-42" answer.txt && grep -q "Copy the ticket file for hello" prompt.txt' }],
+      cases: [
+        { id: 'c', variables: { word: 'hello' }, prepare, verify: 'grep -q "secret-42" answer.txt && grep -q "Copy the ticket file for hello" prompt.txt' },
+      ],
       variants: [{ harness: 'command', model: 'm', profile: { run: 'echo "$ASSAY_PROMPT" > prompt.txt; cat task/ticket.txt > answer.txt' } }],
     });
     const started = await api.call('evals.batches.start', body);
@@ -39,7 +41,12 @@ describe('evals: prepare sets up the workspace and the prompt', () => {
     expect(trial.failure).toBeNull();
     expect(trial.status).toBe('passed');
     const entry = trial.trajectory.find((e: any) => e._tag === 'prepare');
-    expect(entry).toEqual({ _tag: 'prepare', name: 'setUp', durationMs: expect.any(Number), result: { kind: 'ticket', listed: ['task/ticket.txt'], shell: 'secret-42', count: 2 } });
+    expect(entry).toEqual({
+      _tag: 'prepare',
+      name: 'setUp',
+      durationMs: expect.any(Number),
+      result: { kind: 'ticket', listed: ['task/ticket.txt'], shell: 'secret-42', count: 2 },
+    });
     expect(trial.trajectory[0]).toBe(trial.trajectory.find((e: any) => e._tag === 'prepare'));
     expect(trial.sandboxMs).toBeGreaterThanOrEqual(entry.durationMs);
     // The prepare's files are set-up, not the agent's doing.
@@ -60,7 +67,10 @@ describe('evals: prepare sets up the workspace and the prompt', () => {
   it('voids the trial when the prepare answers too much, or not an object, or cannot write outside the workspace', async () => {
     const large = await prepared({ name: 'p', source: 'export const p = () => ({ kind: "x".repeat(16000) });' });
     expect(large.trial.failure).toBe('prepare "p" returned 16011 characters of JSON; at most 16000 are allowed');
-    const atLimit = await prepared({ name: 'p', source: 'export const p = (ctx) => { ctx.workspace.writeFile("task/ticket.txt", "secret-42"); return { kind: "ticket", pad: "x".repeat(16000 - 26) }; };' });
+    const atLimit = await prepared({
+      name: 'p',
+      source: 'export const p = (ctx) => { ctx.workspace.writeFile("task/ticket.txt", "secret-42"); return { kind: "ticket", pad: "x".repeat(16000 - 26) }; };',
+    });
     expect(atLimit.trial.failure).toBeNull();
     expect(JSON.stringify(atLimit.trial.trajectory[0].result)).toHaveLength(16000);
     expect(atLimit.trial.status).toBe('passed');

@@ -57,7 +57,9 @@ describe('evals: code validators judge trials', () => {
     expect(typeof record.startedAt).toBe('number');
     expect(record.durationMs).toBeGreaterThanOrEqual(0);
     expect(JSON.parse(record.metadata.text)).toEqual({ files: ['out.txt', 'prompt.txt'] });
-    expect(record.logs).toEqual([{ index: 1, at: expect.any(Number), level: 'log', value: { text: 'read 6 characters', format: 'text', state: 'captured', truncated: false } }]);
+    expect(record.logs).toEqual([
+      { index: 1, at: expect.any(Number), level: 'log', value: { text: 'read 6 characters', format: 'text', state: 'captured', truncated: false } },
+    ]);
     expect(run.setup.validator).toContain('export async function check');
     expect(run.setup.validatorFiles).toEqual([{ path: 'check.ts', content: expect.stringContaining('ctx.workspace.readFile') }]);
   });
@@ -122,7 +124,10 @@ describe('evals: code validators judge trials', () => {
   });
 
   it('voids the trial when the validator writes garbage to the protocol, exits early, or does not compile', async () => {
-    const garbage = await judged({ name: 'noisy', source: `import { writeSync } from 'node:fs'; export function noisy() { writeSync(1, 'not json\\n'); return true; }` });
+    const garbage = await judged({
+      name: 'noisy',
+      source: `import { writeSync } from 'node:fs'; export function noisy() { writeSync(1, 'not json\\n'); return true; }`,
+    });
     expect(garbage.trial.status).toBe('void');
     expect(garbage.trial.failure).toBe('validator "noisy" wrote something that is not the protocol to stdout: "not json"');
     const early = await judged({ name: 'quits', source: 'export function quits() { process.exit(3); }' });
