@@ -59,12 +59,34 @@ describe('configuration from the environment', () => {
   });
 
   it('reads the trial execution settings, with their defaults', () => {
-    expect(loadConfig({}).execution).toEqual({ configPath: null, maxParallelTrials: 8, outputCapBytes: 65536, verifyTimeoutMs: 300000 });
-    const set = loadConfig({ ASSAY_CONFIG: '/etc/assay.yaml', ASSAY_MAX_PARALLEL_TRIALS: '32', ASSAY_OUTPUT_CAP: '4096', ASSAY_VERIFY_TIMEOUT_MS: '5000' });
-    expect(set.execution).toEqual({ configPath: '/etc/assay.yaml', maxParallelTrials: 32, outputCapBytes: 4096, verifyTimeoutMs: 5000 });
-    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS']) {
+    expect(loadConfig({}).execution).toEqual({
+      configPath: null,
+      maxParallelTrials: 8,
+      outputCapBytes: 65536,
+      verifyTimeoutMs: 300000,
+      validatorTimeoutMs: 120000,
+    });
+    const set = loadConfig({
+      ASSAY_CONFIG: '/etc/assay.yaml',
+      ASSAY_MAX_PARALLEL_TRIALS: '32',
+      ASSAY_OUTPUT_CAP: '4096',
+      ASSAY_VERIFY_TIMEOUT_MS: '5000',
+      ASSAY_VALIDATOR_TIMEOUT_MS: '1000',
+    });
+    expect(set.execution).toEqual({
+      configPath: '/etc/assay.yaml',
+      maxParallelTrials: 32,
+      outputCapBytes: 4096,
+      verifyTimeoutMs: 5000,
+      validatorTimeoutMs: 1000,
+    });
+    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS', 'ASSAY_VALIDATOR_TIMEOUT_MS']) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
+    // ASSAY_VALIDATOR_TIMEOUT_MS: 1000 to 3600000.
+    expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '999' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
+    expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600001' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
+    expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
   });
 
   it('accepts a 32-byte base64 master key', () => {

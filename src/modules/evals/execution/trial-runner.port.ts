@@ -1,6 +1,6 @@
 import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
 import type { UserModelUse } from './conversation/conversation-user';
-import type { JudgeModelUse } from './validation/model-judge';
+import type { JudgeModelUse } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */

@@ -5,7 +5,7 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
-import type { JudgeModelUse } from './validation/model-judge';
+import type { JudgeModelUse } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
 import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import type { UserModelUse } from './conversation/conversation-user';

@@ -1,6 +1,6 @@
 import type { TrialUsage } from '../execution/trial-runner.port';
 import type { UserModelUse } from '../execution/conversation/conversation-user';
-import type { JudgeModelUse } from '../execution/validation/model-judge';
+import type { JudgeModelUse } from '../execution/validation/judge';
 import { findModel } from '../models/model-catalogue';
 
 export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge';
@@ -108,7 +108,8 @@ function judgeCost(use: JudgeModelUse | null): CostComponent {
     classification: 'judge',
     usd: usd === null ? null : round(usd),
     source: provider,
-    explanation: usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Estimated: ${called}, at the configured prices.`,
+    explanation:
+      usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Estimated: ${called}, at the configured prices.`,
     detail: { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
   };
 }

@@ -2,6 +2,20 @@ import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '../../shared/def
 import type { JudgeAnswer, JudgeRequest, ModuleContextData } from './module-protocol';
 import type { Judgment } from './validation-record';
 
+/** What the trial's judge calls used and cost, for the trial's `judge` cost component. */
+export interface JudgeModelUse {
+  provider: string;
+  models: string[];
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  /** Priced from the configuration's price table; null when one of the models has no price there. */
+  usd: number | null;
+}
+
 /** A judge call as the server makes it: the rubric, its choices, and what the judge reads. */
 export interface JudgeCall {
   name: string;

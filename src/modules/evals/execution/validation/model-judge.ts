@@ -8,20 +8,6 @@ import type { Judgment, JudgmentUsage } from './validation-record';
 const MAX_JUDGE_OUTPUT_TOKENS = 1024;
 const MAX_REASON_CHARS = 4000;
 
-/** What the trial's judge calls used and cost, for the trial's `judge` cost component. */
-export interface JudgeModelUse {
-  provider: string;
-  models: string[];
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  /** Priced from the configuration's price table; null when one of the models has no price there. */
-  usd: number | null;
-}
-
 /**
  * The trial's judge: the model of `judges` in ASSAY_CONFIG (a form's `model` overrides it) on its
  * provider, with the provider's key (the server variable, else the organization's connector). It
