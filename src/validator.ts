@@ -112,6 +112,7 @@ export type CheckResult =
 export type ValidatorResult = CheckResult | CheckResult[];
 
 /** Prepare's answer: nothing, or a JSON object of at most 16,000 characters; its string members become `{{prepare.key}}`. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a prepare that only writes files returns nothing: `void` is what TypeScript infers for it
 export type PrepareResult = Record<string, unknown> | null | undefined | void;
 
 export type Validator = (ctx: ValidatorContext) => ValidatorResult | Promise<ValidatorResult>;

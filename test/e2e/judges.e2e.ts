@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
-import { INIT_KEY, InProcessServer, startInProcess, tempDir } from '../support/servers';
+import { filesUnder, INIT_KEY, InProcessServer, startInProcess, tempDir } from '../support/servers';
 
 const JUDGE_KEY = 'sk-judge-test-key-0123456789';
 
@@ -33,6 +33,9 @@ describe('evals: LLM judges', () => {
   });
 
   afterAll(async () => {
+    // The judge's key never reaches the event log, the read models' files or the logs.
+    for (const file of filesUnder(server.dataDir)) expect({ file, found: fs.readFileSync(file).includes(JUDGE_KEY) }).toEqual({ file, found: false });
+    expect(server.logs.lines.join('\n')).not.toContain(JUDGE_KEY);
     await server.close();
     await fake.close();
     delete process.env.JUDGE_TEST_KEY;

@@ -31,7 +31,12 @@ describe('TrialRunner: harness, verify and verdict', () => {
   it('voids a case with neither verify nor a validator', async () => {
     const { runner } = testRunner(dirs);
     const outcome = await runner.run(trialSpec({ verify: null, validator: null }));
-    expect(outcome).toMatchObject({ status: 'void', failure: 'the case has neither a verify command nor a validator', voidFields: ['verify'], serviceFault: false });
+    expect(outcome).toMatchObject({
+      status: 'void',
+      failure: 'the case has neither a verify command nor a validator',
+      voidFields: ['verify'],
+      serviceFault: false,
+    });
   });
 
   it('voids when verify cannot run at all (exit 127)', async () => {

@@ -1,5 +1,12 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { TrajectoryCommand, TrajectoryConversation, TrajectoryMessage, TrajectoryPrepare, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type {
+  TrajectoryCommand,
+  TrajectoryConversation,
+  TrajectoryMessage,
+  TrajectoryPrepare,
+  TrialArtifact,
+  TrialUsage,
+} from '../execution/trial-runner.port';
 import type { ValidationRecord } from '../execution/validation/validation-record';
 import type { CostRecord } from './costs';
 

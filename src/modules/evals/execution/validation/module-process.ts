@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { changesProgramStart } from '#shared/reserved-variables';
 import { shellQuote } from '../harness/harness-driver';
 import type { TrialSession } from '../trial-session';
+import { SERVICE_FILES } from '../trial-turns';
 import { interrupted, TrialVoid } from '../trial-verdict';
 import { JudgeAnswer, JudgeRequest, MAX_PROTOCOL_LINE_CHARS, ModuleContextData, ModuleMessage, parseModuleMessage, ServerMessage } from './module-protocol';
 
@@ -159,6 +160,7 @@ class ModuleProcess {
       name: this.request.name,
       judge: this.request.judge,
       context: this.request.context,
+      serviceFiles: [...SERVICE_FILES],
     });
     return child;
   }

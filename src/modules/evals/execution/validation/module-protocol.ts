@@ -33,7 +33,16 @@ export interface JudgeAnswer {
 
 /** Server to process. `judge` is the judge form's request, run as `ctx => ctx.judge(judge)`. */
 export type ServerMessage =
-  | { type: 'start'; mode: 'validator' | 'prepare' | 'judge'; file: string | null; name: string; judge?: Record<string, unknown>; context: ModuleContextData }
+  | {
+      type: 'start';
+      mode: 'validator' | 'prepare' | 'judge';
+      file: string | null;
+      name: string;
+      judge?: Record<string, unknown>;
+      context: ModuleContextData;
+      /** The service's own files in the workspace (the conversation file): not listed. */
+      serviceFiles: string[];
+    }
   | { type: 'answer'; id: number; result?: JudgeAnswer; error?: string };
 
 /** Process to server. */

@@ -95,6 +95,8 @@ function inWorkspace(relative) {
   return resolved;
 }
 
+let serviceFiles = new Set();
+
 function listFiles() {
   const files = [];
   const walk = (directory, prefix) => {
@@ -102,7 +104,7 @@ function listFiles() {
       const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (entry.isDirectory()) {
         if (relative !== '.git') walk(path.join(directory, entry.name), relative);
-      } else files.push(relative);
+      } else if (!serviceFiles.has(relative)) files.push(relative);
     }
   };
   walk(workspace, '');
@@ -151,7 +153,8 @@ function judgeFiles(paths) {
 }
 
 function judge(request) {
-  if (request === null || typeof request !== 'object') return Promise.reject(new TypeError('judge takes an object: { prompt, choices?, threshold?, files?, model? }'));
+  if (request === null || typeof request !== 'object')
+    return Promise.reject(new TypeError('judge takes an object: { prompt, choices?, threshold?, files?, model? }'));
   let files;
   try {
     files = judgeFiles(request.files);
@@ -207,6 +210,7 @@ async function run(start) {
 
 function receive(message) {
   if (message.type === 'start') {
+    serviceFiles = new Set(message.serviceFiles);
     run(message).catch(fail);
     return;
   }
