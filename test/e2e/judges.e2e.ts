@@ -45,8 +45,8 @@ describe('evals: LLM judges', () => {
     fake.requests.length = 0;
   });
 
-  async function judged(validator: Record<string, unknown>) {
-    const body = startBody({ cases: [{ id: 'c', variables: { word: 'hello' }, validator }] });
+  async function judged(validator: Record<string, unknown>, variant?: Record<string, unknown>) {
+    const body = startBody({ cases: [{ id: 'c', variables: { word: 'hello' }, validator }], ...(variant ? { variants: [variant] } : {}) });
     const started = await api.call('evals.batches.start', body);
     expect(started.status).toBe(200);
     const batch = await waitForBatch(api, started.body.id);
@@ -154,5 +154,17 @@ describe('evals: LLM judges', () => {
     expect(record.judgment).toMatchObject({ name: 'review', model: 'judge-model', choice: 'good', score: 1, usage: { inputTokens: 50, outputTokens: 5 } });
     expect(record.logs[0].value.text).toBe('judge said good');
     expect(JSON.stringify(fake.requests[0].body.messages)).toContain('missing.txt (not found: ENOENT)');
+  });
+
+  it('never shows the judge a value of the organization that the agent wrote out', async () => {
+    const token = 'org-secret-token-9876543210';
+    expect((await api.call('environment.set', { variables: [{ name: 'TOKEN', value: token }] })).status).toBe(200);
+    fake.setDefault({ object: { choice: 'pass', reason: 'Fine.' } });
+    const leaky = { harness: 'command', model: 'm', profile: { run: 'echo "hello $TOKEN" > out.txt; echo "my token is $TOKEN"' } };
+    const { trial } = await judged(rubric, leaky);
+    expect(trial.status).toBe('passed');
+    const sent = JSON.stringify(fake.requests[0].body);
+    expect(sent).toContain('hello [redacted]');
+    expect(sent).not.toContain(token);
   });
 });

@@ -1,5 +1,5 @@
 import type { TrialSession } from '../trial-session';
-import { JudgeError, judgeCall, JudgeService } from './judge';
+import { JudgeCall, JudgeError, judgeCall, JudgeService } from './judge';
 import { modelJudge } from './model-judge';
 import { runModule } from './module-process';
 import type { JudgeAnswer, JudgeRequest, ModuleContextData } from './module-protocol';
@@ -69,7 +69,7 @@ async function answerJudge(
     throw new Error(call.problem);
   }
   try {
-    const { answer, judgment } = await judge.judge(call, session.signal);
+    const { answer, judgment } = await judge.judge(redacted(call, session), session.signal);
     recorder.call({ startedAt, durationMs: elapsed(), input, answer, error: null, judgment });
     return answer;
   } catch (error) {
@@ -77,4 +77,20 @@ async function answerJudge(
     recorder.call({ startedAt, durationMs: elapsed(), input, answer: null, error: message, judgment: error instanceof JudgeError ? error.judgment : null });
     throw new Error(message);
   }
+}
+
+/**
+ * What the judge reads, with the trial's secrets replaced: the workspace files and the agent's
+ * words may hold a value of the organization (an agent that echoed its token), and the judge is
+ * a third party.
+ */
+function redacted(call: JudgeCall, session: TrialSession): JudgeCall {
+  const { redactor } = session;
+  return {
+    ...call,
+    prompt: redactor.redact(call.prompt),
+    files: call.files.map((file) => ({ ...file, content: file.content === null ? null : redactor.redact(file.content) })),
+    conversation: call.conversation.map((message) => ({ ...message, text: redactor.redact(message.text) })),
+    finalMessage: call.finalMessage === null ? null : redactor.redact(call.finalMessage),
+  };
 }
