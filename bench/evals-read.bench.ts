@@ -23,6 +23,7 @@ import { ListBatchesHandler } from '#modules/evals/batches/list-batches/list-bat
 import { ListBatches } from '#modules/evals/batches/list-batches/list-batches.query';
 import type { EvalCase, VariantDefinition } from '#modules/evals/shared/definitions';
 import type { Cursor } from '#modules/evals/shared/cursor';
+import { STRICT_EXECUTION_POLICY } from '#modules/evals/shared/execution-policy';
 import { trialCosts, sumCosts } from '#modules/evals/trials/costs';
 import { computeDistribution } from '#modules/evals/trials/distribution';
 import { EVENT_LOG_FILE } from '../src/runtime';
@@ -122,7 +123,7 @@ function batchStreams(index: number, startedAtMillis: number): Array<[string, Ar
   const suite = { id: `suite-${index % 10}`, name: `Suite ${index % 10}`, prompt: 'Solve {{task}}', source: null };
   const cases = Array.from({ length: shape.cases }, (_, n) => evalCase(`case-${n + 1}`));
   const plan = { suite, cases, variants: Array.from({ length: shape.variants }, (_, n) => variant(n)), trials: shape.trials };
-  const planned = planBatch(plan, ORG, now);
+  const planned = planBatch(plan, ORG, now, STRICT_EXECUTION_POLICY.defaultUserModel);
   const started: BatchStarted['data'] = {
     batchId: planned.batchId,
     organization: ORG,

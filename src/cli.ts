@@ -1,19 +1,16 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
-import { ConfigError, isOrganizationId, loadConfig } from './config';
-import type { EventMetadata, EventStore } from '#infrastructure/event-store/event-store.port';
-import { holdDataDirectoryAlone } from '#infrastructure/locks/data-directory-lock';
-import { JsonLogger } from '#infrastructure/logging/json-logger';
-import { rotateMasterKey } from '#infrastructure/secrets/master-key-rotation';
-import { closeOnSignals, startServer } from './main';
-import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
-import { ensureOrganization, organizationExists } from '#modules/auth/organizations/organization';
-import { closeRuntime, openEventStore, openRuntime } from './runtime';
-import { isPermission, Permission, PERMISSIONS } from '#shared/permissions';
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from './config';
+import { Refusal, UsageError } from './cli/errors';
+import { isEvalUsage, registerEvalCommand } from './cli/eval/eval-command';
+import { EXIT } from './cli/eval/exit-codes';
+import { PERMISSIONS } from '#shared/permissions';
 
 const USAGE = `Usage: assay <command>
 
   serve                                   serve the API (HOST, PORT, ASSAY_DATA_DIR, ...)
+  eval FILE... [options]                  run suite files against a server (or this machine with --local),
+                                          follow them and gate on the result; see "assay eval --help"
   keys create --org ORG --permissions P1,P2 [--name NAME] [--create-org]
                                           issue an API key; the key is the last line printed.
                                           ORG must exist, unless --create-org creates it
@@ -24,153 +21,99 @@ const USAGE = `Usage: assay <command>
 
 Permissions: ${PERMISSIONS.join(', ')}`;
 
-class UsageError extends Error {}
+/** The operator's commands load the server's runtime; only when one of them runs. */
+const admin = () => import('./cli/admin');
 
-/** A well-formed command that the state of the event log refuses; nothing was written. */
-class Refusal extends Error {}
-
-type Flags = Partial<Record<string, string>>;
-
-/** Flags that take no value: present or absent. */
-const SWITCHES = new Set(['create-org']);
-
-function parseFlags(args: string[]): Flags {
-  const flags: Flags = {};
-  for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index];
-    if (!arg.startsWith('--')) throw new UsageError(`Unexpected argument "${arg}".`);
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    if (SWITCHES.has(name)) {
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value.`);
-      flags[name] = 'true';
-      continue;
+/**
+ * Commander's refusals in this CLI's words (the operator's commands have always answered
+ * `Unexpected argument "…"` and exit 64), thrown as a UsageError.
+ */
+function toUsageError(command: Command) {
+  return (error: CommanderError): never => {
+    if (error.code === 'commander.unknownOption') {
+      const argument = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+      const [name, value] = argument.split('=', 2) as [string, string | undefined];
+      const known = command.options.find((option) => option.long === name);
+      if (known && value !== undefined && !known.required && !known.optional) throw new UsageError(`${name} takes no value.`);
+      throw new UsageError(`Unexpected argument "${argument}".`);
     }
-    const value = inline ?? args.at(++index);
-    if (value === undefined) throw new UsageError(`--${name} needs a value.`);
-    flags[name] = value;
-  }
-  return flags;
-}
-
-async function serve(): Promise<void> {
-  const config = loadConfig();
-  const logger = new JsonLogger(config.logLevel);
-  const server = await startServer(config, logger);
-  closeOnSignals(server, logger);
-}
-
-async function createKey(flags: Flags): Promise<void> {
-  const organization = flags.org;
-  if (!organization || !isOrganizationId(organization)) {
-    throw new UsageError('--org is required: lower-case letters, digits, "-" and "_".');
-  }
-  const permissions = (flags.permissions ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  const unknown = permissions.filter((p) => !isPermission(p));
-  if (permissions.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--permissions must list known permissions${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`);
-  }
-  const config = loadConfig();
-  const eventStore = await openEventStore(config);
-  try {
-    const now = new Date();
-    const metadata = { organization, actor: 'system:cli', correlationId: `cli-${now.getTime()}`, causationId: `cli-${now.getTime()}` };
-    await requireOrganization(eventStore, organization, flags['create-org'] === 'true', now, metadata);
-    const issued = await issueApiKey(eventStore, {
-      organization,
-      name: flags.name ?? 'cli key',
-      permissions: [...new Set(permissions)] as Permission[],
-      now,
-      metadata,
-    });
-    process.stdout.write(`Issued API key ${issued.id} for organization ${organization} (${issued.permissions.join(', ')}).\n`);
-    process.stdout.write('It is shown only now; store it safely.\n');
-    process.stdout.write(`${issued.key}\n`);
-  } finally {
-    await eventStore.close();
-  }
-}
-
-/**
- * A misspelt --org must not found a new organization: only --create-org creates one
- * (ASSAY_INIT_ORG creates its own at server start).
- */
-async function requireOrganization(eventStore: EventStore, organization: string, create: boolean, now: Date, metadata: EventMetadata): Promise<void> {
-  if (create) {
-    await ensureOrganization(eventStore, organization, now, metadata);
-    return;
-  }
-  if (!(await organizationExists(eventStore, organization))) {
-    throw new Refusal(`Organization "${organization}" does not exist; no key was issued. Check the name, or pass --create-org to create it.`);
-  }
-}
-
-/**
- * Run with the servers stopped: a running server keeps the old master key until it restarts.
- * The data directory's lock proves it (servers hold it shared, this command exclusive), and
- * keeps a server from starting half-way through.
- */
-async function rotateMaster(args: string[]): Promise<void> {
-  const unknown = args.filter((arg) => arg !== '--force');
-  if (unknown.length > 0) throw new UsageError(`Unexpected argument "${unknown[0]}".`);
-  const config = loadConfig();
-  const lock = holdDataDirectoryAlone(config.dataDir, args.includes('--force'), 'assay keys rotate-master');
-  const eventStore = await openEventStore(config).catch((error: unknown) => {
-    lock?.release();
+    if (error.code === 'commander.optionMissingArgument') {
+      const flag = /(--[a-z-]+)/.exec(error.message)?.[1] ?? 'an option';
+      throw new UsageError(`${flag} needs a value.`);
+    }
+    if (error.code === 'commander.unknownCommand' || error.code === 'commander.help') {
+      const words = command.parent ? [command.name(), ...command.args] : command.args;
+      throw new UsageError(`Unknown command "${words.join(' ')}".`);
+    }
     throw error;
-  });
-  try {
-    const report = await rotateMasterKey(config, process.env, eventStore);
-    process.stdout.write(
-      `Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`,
-    );
-    process.stdout.write(
-      report.keySource === 'file'
-        ? 'The key file now holds the new master key.\n'
-        : 'Set ASSAY_MASTER_KEY to the value of ASSAY_NEW_MASTER_KEY, then start the servers.\n',
-    );
-  } finally {
-    await eventStore.close();
-    lock?.release();
-  }
+  };
 }
 
-async function rebuildProjections(): Promise<void> {
-  const config = loadConfig();
-  const logger = new JsonLogger(config.logLevel);
-  const runtime = await openRuntime(config, logger);
-  try {
-    await runtime.readStore.dropAll();
-    logger.info('read models dropped; replaying the event log', { head: await runtime.eventStore.headPosition() });
-    await runtime.projections.start();
-    for (const name of await runtime.readStore.collectionNames()) {
-      const documents = await runtime.readStore.collection(name).count({});
-      logger.info('rebuilt collection', { collection: name, documents });
-    }
-    if (!config.mongodbUrl) {
-      logger.info('the embedded read store lives in memory: a running server rebuilds it at every start');
-    }
-  } finally {
-    await closeRuntime(runtime);
-  }
+/** Positional arguments the operator's commands never took. */
+function noArguments(command: Command): void {
+  if (command.args.length > 0) throw new UsageError(`Unexpected argument "${command.args[0]}".`);
+}
+
+function adminCommand(parent: Command, name: string): Command {
+  const command = parent
+    .command(name)
+    .allowExcessArguments(true)
+    .configureOutput({ outputError: () => undefined });
+  return command.exitOverride(toUsageError(command));
+}
+
+function buildProgram(): Command {
+  const program = new Command('assay').exitOverride().configureOutput({ outputError: () => undefined });
+  program.helpInformation = () => USAGE + '\n';
+  program.exitOverride(toUsageError(program));
+
+  // `serve` and `projections rebuild` ignored what followed them; they still do.
+  adminCommand(program, 'serve')
+    .allowUnknownOption()
+    .action(async () => (await admin()).serve());
+
+  const keys = program.command('keys').configureOutput({ outputError: () => undefined });
+  keys.exitOverride(toUsageError(keys));
+  adminCommand(keys, 'create')
+    .option('--org <org>')
+    .option('--permissions <permissions>')
+    .option('--name <name>')
+    .option('--create-org')
+    .action(async (flags: { org?: string; permissions?: string; name?: string; createOrg?: boolean }, command: Command) => {
+      noArguments(command);
+      await (await admin()).createKey(flags);
+    });
+  adminCommand(keys, 'rotate-master')
+    .option('--force')
+    .action(async (flags: { force?: boolean }, command: Command) => {
+      noArguments(command);
+      await (await admin()).rotateMaster(flags.force === true);
+    });
+
+  const projections = program.command('projections').configureOutput({ outputError: () => undefined });
+  projections.exitOverride(toUsageError(projections));
+  adminCommand(projections, 'rebuild')
+    .allowUnknownOption()
+    .action(async () => (await admin()).rebuildProjections());
+
+  registerEvalCommand(program);
+  return program;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command, subcommand, ...rest] = argv as [string | undefined, string | undefined, ...string[]];
-  if (command === 'serve') return serve();
-  if (command === 'keys' && subcommand === 'create') return createKey(parseFlags(rest));
-  if (command === 'keys' && subcommand === 'rotate-master') return rotateMaster(rest);
-  if (command === 'projections' && subcommand === 'rebuild') return rebuildProjections();
-  if (command === undefined || command === 'help' || command === '--help') {
+  const command = argv.at(0);
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  throw new UsageError(`Unknown command "${[command, subcommand].filter(Boolean).join(' ')}".`);
+  await buildProgram().parseAsync(argv, { from: 'user' });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (isEvalUsage(error)) {
+    process.stderr.write(`assay eval: ${error.message}\nRun "assay eval --help" for its options.\n`);
+    process.exit(EXIT.usage);
+  }
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
   else if (error instanceof Refusal) process.stderr.write(`${error.message}\n`);
   else if (error instanceof ConfigError) process.stderr.write(`Configuration error: ${error.message}\n`);

@@ -30,6 +30,16 @@ export interface ExecutionSettings {
   verifyTimeoutMs: number;
   /** How long a case's validator or prepare may run (ASSAY_VALIDATOR_TIMEOUT_MS). */
   validatorTimeoutMs: number;
+  /** The local runners' leases and heartbeats (runner.* operations). */
+  runner: RunnerTimings;
+}
+
+/** How long a runner's lease on a trial lasts, and how long a silent runner keeps its batch. */
+export interface RunnerTimings {
+  /** ASSAY_RUNNER_LEASE_MS: a lease's length from its start or from the runner's last beat. */
+  leaseMs: number;
+  /** ASSAY_RUNNER_SILENCE_MS: a local batch whose runner is silent this long fails. */
+  silenceMs: number;
 }
 
 export interface OAuthConfig {
@@ -81,6 +91,10 @@ export function loadConfig(env: Env = process.env): AssayConfig {
       outputCapBytes: integer(env, 'ASSAY_OUTPUT_CAP', 65536, 1024, 16 * 1024 * 1024),
       verifyTimeoutMs: integer(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300000, 1000, 3600000),
       validatorTimeoutMs: integer(env, 'ASSAY_VALIDATOR_TIMEOUT_MS', 120000, 1000, 3600000),
+      runner: {
+        leaseMs: integer(env, 'ASSAY_RUNNER_LEASE_MS', 900000, 1000, 86400000),
+        silenceMs: integer(env, 'ASSAY_RUNNER_SILENCE_MS', 600000, 1000, 86400000),
+      },
     },
   };
 }

@@ -1,5 +1,9 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ApiClient } from '../support/http-client';
+import { makeRepository } from '../support/evals';
 import { startBody, waitForBatch } from '../support/evals';
+import { tempDir } from '../support/servers';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
 
 /**
@@ -29,7 +33,7 @@ describe('conversations: scripted users', () => {
 
   async function runCase(evalCase: Record<string, unknown>, variant: Record<string, unknown> = recordingAgent) {
     const started = await api.call('evals.batches.start', startBody({ cases: [evalCase], variants: [variant] }));
-    expect(started.status).toBe(200);
+    expect(started.body).toHaveProperty('id');
     const batch = await waitForBatch(api, started.body.id);
     expect(batch.status).toBe('finished');
     return batch.runs[0].trials[0];
@@ -106,5 +110,38 @@ describe('conversations: scripted users', () => {
     expect(trial.failure).toMatch(/ran out of time/);
     // Verify does not run for an agent that did not finish.
     expect(trial.verifySteps).toEqual([]);
+  });
+
+  it('never writes the conversation file through a link the agent put in its place', async () => {
+    const target = path.join(tempDir(), 'host-file.txt');
+    fs.writeFileSync(target, 'original\n');
+    const agent = {
+      harness: 'command',
+      model: 'none',
+      profile: { run: `cat > /dev/null; if [ "$ASSAY_TURN" = 1 ]; then ln -sf ${target} "$ASSAY_CONVERSATION"; fi; echo turn $ASSAY_TURN >> turns.log` },
+    };
+    const trial = await runCase(
+      { id: 'link-attack', variables: { word: 'x' }, user: { kind: 'scripted', replies: ['next'] }, verify: 'grep -q "turn 2" turns.log' },
+      agent,
+    );
+    expect(trial).toMatchObject({ status: 'passed', turns: 2 });
+    expect(fs.readFileSync(target, 'utf8')).toBe('original\n');
+  });
+
+  it('keeps the conversation file out of a git workspace: ignored by git, never a changed file', async () => {
+    const repository = makeRepository();
+    const agent = { harness: 'command', model: 'none', profile: { run: 'cat > /dev/null; git status --porcelain > status.txt' } };
+    const trial = await runCase(
+      {
+        id: 'git-ignored',
+        variables: { word: 'x' },
+        source: { kind: 'repo', url: repository.url, ref: null },
+        user: { kind: 'scripted', replies: ['again'] },
+        verify: 'test -f .assay/conversation.jsonl && ! grep -q assay status.txt',
+      },
+      agent,
+    );
+    expect(trial.status).toBe('passed');
+    expect(trial.filesChanged).toEqual(['status.txt']);
   });
 });

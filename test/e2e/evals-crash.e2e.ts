@@ -34,4 +34,31 @@ describe('evals: a batch survives the server being killed', () => {
     expect(next.map((answer) => answer.status)).toEqual([200, 200, 200]);
     for (const answer of next) await waitForBatch(server.client, answer.body.id);
   });
+
+  it('voids a conversation killed between its turns, and never resumes it', async () => {
+    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY };
+    server = await startChild(env);
+    // Turn 2 marks that it began, then waits: the kill lands mid-conversation.
+    const run = 'if [ "$ASSAY_TURN" = 2 ]; then touch second-turn-began; sleep 30; fi; echo hello > out.txt';
+    const body = startBody({
+      cases: [{ id: 'talk', variables: { word: 'hello' }, user: { kind: 'scripted', replies: ['again', 'once more'] }, verify: 'true' }],
+      variants: [{ harness: 'command', model: 'm', profile: { run } }],
+    });
+    const started = await server.client.call('evals.batches.start', body);
+    expect(started.status).toBe(200);
+    const trialOf = async () => (await server!.client.call('evals.batches.get', { id: started.body.id })).body.runs[0].trials[0];
+    await waitUntil(async () => (await trialOf()).status === 'running', 20000);
+    // The second turn starts about as soon as the first ends; a little slack lets it begin.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    expect(await server.stop('SIGKILL')).toBeNull();
+    server = await startChild(env);
+    const batch = await waitForBatch(server.client, started.body.id, 60000);
+
+    expect(batch.status).toBe('finished');
+    const trial = batch.runs[0].trials[0];
+    expect(trial).toMatchObject({ status: 'void', failure: 'abandoned: the process running this trial stopped', endReason: null });
+    // Nothing of the half conversation is taken for a result: no turn was recorded, none re-run.
+    expect(trial.trajectory).toEqual([]);
+  });
 });

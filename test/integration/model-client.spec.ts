@@ -215,10 +215,12 @@ describe('provider keys, timeouts and prices', () => {
 
   it('says which variable or connector to set when there is no key', () => {
     expect(resolveProviderKey(fake, undefined, {})).toEqual({
-      failure: 'provider "fake" has no API key: set the server variable FAKE_KEY (providers.fake.apiKeyEnv) or add an "openai" connector to the organization',
+      failure:
+        'provider "fake" has no API key: set the server variable FAKE_KEY (providers.fake.apiKeyEnv) or add an "openai" connector to the organization (with several, mark one isDefault)',
     });
     expect(resolveProviderKey({ ...fake, protocol: 'anthropic', apiKeyEnv: null }, '  ', {})).toEqual({
-      failure: 'provider "fake" has no API key: add an "anthropic" connector to the organization, or name a server variable in providers.fake.apiKeyEnv',
+      failure:
+        'provider "fake" has no API key: add an "anthropic" connector to the organization (with several, mark one isDefault), or name a server variable in providers.fake.apiKeyEnv',
     });
     expect(resolveProviderKey({ ...fake, protocol: 'openai-compatible' }, undefined, {})).toHaveProperty('failure');
   });

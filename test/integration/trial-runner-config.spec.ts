@@ -25,6 +25,10 @@ describe('execution config', () => {
       limits: { processes: 1024, memoryMb: 8192, tmpMb: 1024, workspaceMb: 8192 },
       allowUnsandboxed: true,
       repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
+      providers: {},
+      users: { byHarness: {}, defaultProvider: null, defaultModel: 'gpt-5.4-mini' },
+      judges: null,
+      prices: {},
     });
   });
 

@@ -65,6 +65,7 @@ describe('configuration from the environment', () => {
       outputCapBytes: 65536,
       verifyTimeoutMs: 300000,
       validatorTimeoutMs: 120000,
+      runner: { leaseMs: 900000, silenceMs: 600000 },
     });
     const set = loadConfig({
       ASSAY_CONFIG: '/etc/assay.yaml',
@@ -72,6 +73,8 @@ describe('configuration from the environment', () => {
       ASSAY_OUTPUT_CAP: '4096',
       ASSAY_VERIFY_TIMEOUT_MS: '5000',
       ASSAY_VALIDATOR_TIMEOUT_MS: '1000',
+      ASSAY_RUNNER_LEASE_MS: '2000',
+      ASSAY_RUNNER_SILENCE_MS: '3000',
     });
     expect(set.execution).toEqual({
       configPath: '/etc/assay.yaml',
@@ -79,8 +82,16 @@ describe('configuration from the environment', () => {
       outputCapBytes: 4096,
       verifyTimeoutMs: 5000,
       validatorTimeoutMs: 1000,
+      runner: { leaseMs: 2000, silenceMs: 3000 },
     });
-    for (const name of ['ASSAY_MAX_PARALLEL_TRIALS', 'ASSAY_OUTPUT_CAP', 'ASSAY_VERIFY_TIMEOUT_MS', 'ASSAY_VALIDATOR_TIMEOUT_MS']) {
+    for (const name of [
+      'ASSAY_MAX_PARALLEL_TRIALS',
+      'ASSAY_OUTPUT_CAP',
+      'ASSAY_VERIFY_TIMEOUT_MS',
+      'ASSAY_RUNNER_LEASE_MS',
+      'ASSAY_RUNNER_SILENCE_MS',
+      'ASSAY_VALIDATOR_TIMEOUT_MS',
+    ]) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
     // ASSAY_VALIDATOR_TIMEOUT_MS: 1000 to 3600000.

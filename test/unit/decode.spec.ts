@@ -67,7 +67,7 @@ describe('decoding request bodies into the spec issue list', () => {
 
 describe('unions told apart by kind', () => {
   it('reports a kind no member has as one Composite issue, not the fields of no member', async () => {
-    const { StartBatchDto } = await import('#modules/evals/batches/start-batch/start-batch.dto');
+    const { StartBatchDto } = await import('#modules/evals/batches/start-batch.dto');
     const { startBody } = await import('../support/evals');
     const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'robot', extra: 1 } }] });
     expect(await issuesOf(StartBatchDto, body)).toEqual([
@@ -76,7 +76,7 @@ describe('unions told apart by kind', () => {
   });
 
   it('validates a matching member with its own fields at their paths', async () => {
-    const { StartBatchDto } = await import('#modules/evals/batches/start-batch/start-batch.dto');
+    const { StartBatchDto } = await import('#modules/evals/batches/start-batch.dto');
     const { startBody } = await import('../support/evals');
     const body = startBody({ cases: [{ id: 'c', verify: 'true', variables: { word: 'x' }, user: { kind: 'scripted', replies: ['ok', 7], extra: 1 } }] });
     expect(await issuesOf(StartBatchDto, body)).toEqual([

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The one operation whose valid bodies reach ASSAY_MAX_BODY_BYTES: a batch start carries up to
- * 100 cases, each with a setup source of up to 1,000,000 characters.
+ * The operations whose valid bodies reach ASSAY_MAX_BODY_BYTES: a batch start carries up to
+ * 100 cases, each with a setup source of up to 1,000,000 characters (runner.batches.start takes
+ * the same body), and a local runner's report up to 1000 trajectory entries, each up to the
+ * output cap.
  */
-const LARGE_BODY_PATHS = new Set(['/v1/evals.batches.start']);
+const LARGE_BODY_PATHS = new Set(['/v1/evals.batches.start', '/v1/runner.batches.start', '/v1/runner.trials.report']);
 
 /**
  * The limit of every other operation. The largest of their valid bodies is `environment.set`:

@@ -83,7 +83,7 @@ export class TrialSecrets implements TrialEnvironment {
     const keys: Record<string, string> = {};
     const connectionIds: string[] = [];
     for (const integrationId of integrations) {
-      const connectionId = await this.defaultConnection(organization, integrationId);
+      const connectionId = await this.providerConnection(organization, integrationId);
       if (connectionId === null) continue;
       const state = await this.connectorState(organization, connectionId);
       if (state.status !== 'active' && state.status !== 'invalid') continue;
@@ -158,6 +158,18 @@ export class TrialSecrets implements TrialEnvironment {
       if (findField(integrationId, authMethodId, field)?.secret ?? true) secrets.push(value);
     }
     return { connectionId, env, secrets };
+  }
+
+  /**
+   * The integration's default connection, else its only organization connection: adding one
+   * OpenAI key should be enough. Several without a default are ambiguous, and none is taken.
+   */
+  private async providerConnection(organization: string, integrationId: string): Promise<string | null> {
+    const chosen = await this.defaultConnection(organization, integrationId);
+    if (chosen !== null) return chosen;
+    const filter = { organization, integrationId, scope: 'organization', status: { $ne: 'removed' } };
+    const found = await this.readStore.collection<ConnectionDocument>(CONNECTIONS).find(filter, { limit: 2 });
+    return found.length === 1 ? found[0]._id : null;
   }
 
   private async defaultConnection(organization: string, integrationId: string): Promise<string | null> {

@@ -10,6 +10,17 @@ import { GetRunController } from './runs/get-run/get-run.controller';
 import { GetRunHandler } from './runs/get-run/get-run.handler';
 import type { TrialExecutionPlan } from './orchestration/execution-host';
 import { OrchestrationModule } from './orchestration/orchestration.module';
+import { BeatController } from './runner/beat/beat.controller';
+import { BeatHandler } from './runner/beat/beat.handler';
+import { FinishLocalBatchController } from './runner/finish-local-batch/finish-local-batch.controller';
+import { FinishLocalBatchHandler } from './runner/finish-local-batch/finish-local-batch.handler';
+import { LeaseTrialsController } from './runner/lease-trials/lease-trials.controller';
+import { LeaseTrialsHandler } from './runner/lease-trials/lease-trials.handler';
+import { ReportTrialController } from './runner/report-trial/report-trial.controller';
+import { ReportTrialHandler } from './runner/report-trial/report-trial.handler';
+import { RUNNER_SETTINGS } from './runner/runner-settings';
+import { StartLocalBatchController } from './runner/start-local-batch/start-local-batch.controller';
+import { StartLocalBatchHandler } from './runner/start-local-batch/start-local-batch.handler';
 
 import { ListBatchesController } from './batches/list-batches/list-batches.controller';
 import { ListBatchesHandler } from './batches/list-batches/list-batches.handler';
@@ -36,15 +47,22 @@ const readControllers = [
   ListSuitesController,
   ListModelsController,
 ];
+/** The local runner's operations (runner.*): it runs the trials of `local` variants on its own machine. */
+const runnerControllers = [StartLocalBatchController, LeaseTrialsController, ReportTrialController, BeatController, FinishLocalBatchController];
+const runnerHandlers = [StartLocalBatchHandler, LeaseTrialsHandler, ReportTrialHandler, BeatHandler, FinishLocalBatchHandler];
 const readHandlers = [ListBatchesHandler, ListRunsHandler, GetCaseHandler, ListCasesHandler, GetSuiteHandler, ListSuitesHandler, ListModelsHandler];
 
 @Module({
-  controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, ...readControllers],
-  providers: [BatchStarter, StartBatchHandler, RunCaseHandler, GetBatchHandler, GetRunHandler, ...readHandlers],
+  controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, ...readControllers, ...runnerControllers],
+  providers: [BatchStarter, StartBatchHandler, RunCaseHandler, GetBatchHandler, GetRunHandler, ...readHandlers, ...runnerHandlers],
 })
 export class EvalsModule {
   /** With the orchestration that runs the batches started here, over this process's trial execution plan. */
   static forPlan(plan: TrialExecutionPlan): DynamicModule {
-    return { module: EvalsModule, imports: [OrchestrationModule.forPlan(plan)] };
+    return {
+      module: EvalsModule,
+      imports: [OrchestrationModule.forPlan(plan)],
+      providers: [{ provide: RUNNER_SETTINGS, useValue: plan.localRunners }],
+    };
   }
 }

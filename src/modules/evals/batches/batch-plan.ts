@@ -13,14 +13,14 @@ export interface PlannedBatch {
 }
 
 /** Gives every run and trial of a plan its ids, hashes and recorded set-up. */
-export function planBatch(plan: BatchPlan, organization: string, now: Date): PlannedBatch {
+export function planBatch(plan: BatchPlan, organization: string, now: Date, defaultUserModel: string): PlannedBatch {
   const batchId = newId('bat', now.getTime());
   const parts = new Map<string, Array<[string, string]>>();
   const runs: PlannedRun[] = [];
   for (const evalCase of plan.cases) {
     const caseParts = definitionParts(plan.suite, evalCase);
     parts.set(evalCase.id, caseParts);
-    const userModel = evalCase.user?.kind === 'simulated' ? (evalCase.user.model ?? null) : null;
+    const userModel = evalCase.user?.kind === 'simulated' ? (evalCase.user.model ?? defaultUserModel) : null;
     for (const variant of plan.variants) {
       runs.push(planRun(plan, organization, evalCase, variant, userModel, definitionHash(caseParts), now));
     }

@@ -25,6 +25,8 @@ export interface StartRequest {
   trigger: Trigger;
   idempotency: { key: string; requestHash: string } | null;
   context: CommandContext;
+  /** Started by a local runner (runner.batches.start): its `local` variants are the runner's to run. */
+  local?: boolean;
 }
 
 /** Enough concurrent starts to contend for the slots stream without giving up early. */
@@ -47,11 +49,11 @@ export class BatchStarter {
   }
 
   async start(request: StartRequest): Promise<StartedBatch> {
-    checkBatchPlan(request.plan);
+    checkBatchPlan(request.plan, { localRunner: request.local === true });
     checkExecutionRules(request.plan, this.policy);
     const { context } = request;
     const organization = context.caller.organization;
-    const planned = planBatch(request.plan, organization, context.now);
+    const planned = planBatch(request.plan, organization, context.now, this.policy.defaultUserModel);
     if (request.idempotency) {
       const earlier = await this.claimKey(request, request.idempotency, planned.batchId);
       if (earlier) return earlier;
@@ -126,6 +128,7 @@ export class BatchStarter {
         runs: planned.runs,
         author: context.caller.name,
         idempotencyKey: request.idempotency?.key ?? null,
+        ...(request.local === true ? { local: true } : {}),
       },
     };
     await this.eventStore.append(batchStream(planned.batchId), [{ id: globalThis.crypto.randomUUID(), ...started, metadata }], 'no_stream');

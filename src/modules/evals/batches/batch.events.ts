@@ -46,6 +46,8 @@ export type BatchStarted = DomainEvent<
     runs: PlannedRun[];
     author: string;
     idempotencyKey: string | null;
+    /** Started by a local runner (runner.batches.start); absent in batches started before it existed. */
+    local?: boolean;
   }
 >;
 

@@ -38,7 +38,7 @@ function started(data: BatchStarted['data']): BatchDocument {
     startedAtMillis: Date.parse(data.startedAt),
     finishedAt: null,
     failure: null,
-    local: false,
+    local: data.local === true,
     trigger: data.trigger,
     suiteId: data.suite.id,
     suiteName: data.suite.name,

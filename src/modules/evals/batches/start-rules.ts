@@ -17,19 +17,22 @@ export interface BatchPlan {
  * The rules a start must meet beyond the body's schema, each refused with 400 and a message
  * that says what to change. Shared by `evals.batches.start` and `evals.cases.run`.
  */
-export function checkBatchPlan(plan: BatchPlan): void {
+export function checkBatchPlan(plan: BatchPlan, options: { localRunner: boolean } = { localRunner: false }): void {
   const size = plan.cases.length * plan.variants.length * plan.trials;
   if (size > MAX_TRIALS_PER_BATCH) {
     throw new BadRequest(`A batch may contain at most ${MAX_TRIALS_PER_BATCH} trials, and this one asks for ${size}.`);
   }
-  plan.variants.forEach(checkVariant);
+  plan.variants.forEach((variant, index) => checkVariant(variant, index, options.localRunner));
+  if (options.localRunner && !plan.variants.some((variant) => variant.sandbox === 'local')) {
+    throw new BadRequest('A local runner starts batches with at least one variant of sandbox "local"; start the others with evals.batches.start.');
+  }
   checkDistinctVariants(plan.variants);
   checkDistinctCases(plan.cases);
   checkSource(plan.suite.source, 'suite.source');
   for (const evalCase of plan.cases) checkCase(plan.suite, evalCase);
 }
 
-function checkVariant(variant: VariantDefinition, index: number): void {
+function checkVariant(variant: VariantDefinition, index: number, localRunner: boolean): void {
   const where = `variants[${index}]`;
   if (variant.harness === 'command' && !variant.profile?.run) {
     throw new BadRequest(`${where} uses the command harness, which needs profile.run: the command to run.`);
@@ -37,7 +40,7 @@ function checkVariant(variant: VariantDefinition, index: number): void {
   if (variant.harness !== 'command' && variant.profile?.run !== undefined) {
     throw new BadRequest(`${where} uses ${variant.harness}, which takes no profile.run; remove it (profile.install is allowed).`);
   }
-  if (variant.sandbox === 'local') {
+  if (variant.sandbox === 'local' && !localRunner) {
     throw new BadRequest(`${where}: The local sandbox runs on your machine: start it with the CLI's local mode.`);
   }
   for (const file of Object.keys(variant.profile?.files ?? {})) checkRelativePath(file, `${where}.profile.files`);

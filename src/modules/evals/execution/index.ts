@@ -14,3 +14,5 @@ export type { DefaultSandbox } from './sandbox/default-sandbox';
 export { bareSpawn } from './sandbox/bare-spawn';
 export type { TrialLogger } from './trial-session';
 export type { ArtifactSealer } from './workspace/artifacts';
+export { providerModels } from './providers/provider-models';
+export type { JudgesConfig, ModelPrice, ProviderDefinition, ProviderProtocol, UsersConfig } from './providers/provider-config';

@@ -1,9 +1,11 @@
 import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
-import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig } from '../execution';
+import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig, providerModels } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
+import type { ProviderModelEntry } from '../shared/provider-models';
+import type { RunnerSettings } from '../runner/runner-settings';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
 export interface TrialExecutionSettings {
@@ -20,6 +22,10 @@ export interface TrialExecutionPlan {
   runner: TrialRunner;
   policy: ExecutionPolicy;
   maxParallelTrials: number;
+  /** The configured providers' models, which evals.models.list shows. */
+  providerModels: ProviderModelEntry[];
+  /** Leases and silence of local runners, and the output cap their reports respect. */
+  localRunners: RunnerSettings;
 }
 
 /**
@@ -40,6 +46,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     sandboxes: Object.keys(execution.sandboxes),
     maxParallelTrials: executionSettings.maxParallelTrials,
     repositories: execution.repositories,
+    providers: Object.values(execution.providers).map(({ name, protocol, baseURL, apiKeyEnv }) => ({ name, protocol, baseURL, apiKeyEnv })),
   });
   const runner = createTrialRunner({
     dataDir: settings.dataDir,
@@ -53,7 +60,13 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     logger,
     artifactSealer: keyRingArtifactSealer(settings.keyRing),
   });
-  return { runner, policy, maxParallelTrials: executionSettings.maxParallelTrials };
+  return {
+    runner,
+    policy,
+    maxParallelTrials: executionSettings.maxParallelTrials,
+    providerModels: providerModels(execution),
+    localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
+  };
 }
 
 function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {
@@ -61,6 +74,7 @@ function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox
     repositories: execution.repositories,
     allowUnsandboxed: execution.allowUnsandboxed,
     driverFor: (kind) => (kind === null ? sandbox.driver : (execution.sandboxes[kind]?.driver ?? null)),
+    defaultUserModel: execution.users.defaultModel,
     warnUnsandboxed: (batchId, variants) =>
       logger.warn('UNSANDBOXED: this batch runs trials as plain processes, which can read the data directory and the master key and call the API', {
         batchId,

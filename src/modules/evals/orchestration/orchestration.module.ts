@@ -4,6 +4,7 @@ import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { Clock, CLOCK } from '#shared/clock';
 import { ConnectorsModule } from '../../connectors/connectors.module';
 import { EXECUTION_POLICY } from '../shared/execution-policy';
+import { PROVIDER_MODELS } from '../shared/provider-models';
 import type { TrialExecutionPlan } from './execution-host';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from './trial-environment';
 import { TrialSaga } from './trial-saga';
@@ -12,7 +13,8 @@ import { TrialSaga } from './trial-saga';
  * Runs the batches this server starts: the trial saga, a provider that starts when the
  * application boots (before it listens) and stops when it shuts down (after the HTTP server
  * closed). It drives the plan's trial runner through the TrialRunner port and gives trials the
- * connectors' environment. Exports the execution policy the start use cases check.
+ * connectors' environment. Exports the execution policy the start use cases check and the
+ * configured providers' models the model list shows.
  */
 @Module({})
 export class OrchestrationModule {
@@ -22,14 +24,15 @@ export class OrchestrationModule {
       imports: [ConnectorsModule],
       providers: [
         { provide: EXECUTION_POLICY, useValue: plan.policy },
+        { provide: PROVIDER_MODELS, useValue: plan.providerModels },
         {
           provide: TrialSaga,
           useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock) =>
-            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock }),
+            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock, runner: plan.localRunners }),
           inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK],
         },
       ],
-      exports: [EXECUTION_POLICY],
+      exports: [EXECUTION_POLICY, PROVIDER_MODELS],
     };
   }
 }

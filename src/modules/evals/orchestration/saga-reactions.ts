@@ -19,6 +19,8 @@ import {
   trialResultEvents,
   trialSpec,
 } from './saga-decisions';
+import { runByRunner } from '../batches/local-runs';
+import { withRunnerFailure } from './runner-watch';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
 import { TrialOutcome, TrialRunner, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
@@ -37,6 +39,8 @@ export class SagaReactions {
     private readonly logger: JsonLogger,
     private readonly signal: AbortSignal,
     private readonly clock: Clock,
+    /** The failure a local batch ends with when its runner went silent (see RunnerWatch); null otherwise. */
+    private readonly runnerFailure: (batchId: string) => string | null = () => null,
   ) {}
 
   /** Moves a batch on as far as its stored events allow; answers the trials to queue. */
@@ -49,8 +53,11 @@ export class SagaReactions {
     }
     const toQueue: string[] = [];
     for (const run of this.state.runsOf(batch)) {
+      // A local runner's trials are queued here for it to lease; it runs them, not this process.
+      const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
         if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
+        if (byRunner) continue;
         if (trial.status === 'planned' || trial.status === 'queued') toQueue.push(trial.trialId);
         if (trial.status === 'running' && recovering && !this.inFlight.has(trial.trialId)) await this.abandon(batch, trial, causation);
       }
@@ -65,6 +72,7 @@ export class SagaReactions {
     const run = trial && this.state.runs.get(trial.runId);
     const batch = trial && this.state.batches.get(trial.batchId);
     if (!trial || !run || !batch || this.signal.aborted || isTerminal(trial.status)) return;
+    if (batch.started.local === true && runByRunner(run.run)) return;
     const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trial.trialId });
     const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
     const started = await this.appendIfExpected(
@@ -147,7 +155,7 @@ export class SagaReactions {
     if (!runs.every((run) => run.finished)) return;
     // The slot goes back before the batch reads as ended, so a client that saw it end can start another.
     await this.releaseSlot(batch, causation);
-    const event = batchEnding(batch.started, runs, this.clock.now());
+    const event = withRunnerFailure(batchEnding(batch.started, runs, this.clock.now()), this.runnerFailure(batch.started.batchId));
     const appended = await this.appendIfExpected(batchStream(batch.started.batchId), [event], this.metadata(batch, causation), 0);
     if (appended) this.logger.info('batch ended', { batchId: batch.started.batchId, status: event.type });
   }

@@ -8,10 +8,14 @@ import { SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';
 import type { TrialEnvironment } from './trial-environment';
 import { SagaReactions } from './saga-reactions';
+import { DEFAULT_RUNNER_TIMINGS, RunnerTimings } from '../runner/runner-settings';
+import { RunnerWatch } from './runner-watch';
 
 export interface TrialSagaOptions {
   maxParallelTrials: number;
   clock: Clock;
+  /** Leases and silence of local runners; default 15 and 10 minutes. */
+  runner?: RunnerTimings;
 }
 
 /**
@@ -29,6 +33,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly state = new SagaState();
   private readonly scheduler: TrialScheduler;
   private readonly reactions: SagaReactions;
+  private readonly watch: RunnerWatch;
   private subscription: AllSubscription | null = null;
   private loop: Promise<void> | null = null;
   private live = false;
@@ -43,7 +48,10 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   ) {
     // Every running trial listens for the stop: as many listeners as trials run at once.
     setMaxListeners(0, this.abort.signal);
-    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock);
+    this.watch = new RunnerWatch(eventStore, logger, options.clock, options.runner ?? DEFAULT_RUNNER_TIMINGS);
+    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, (batchId) =>
+      this.watch.failureOf(batchId),
+    );
     this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
   }
 
@@ -71,6 +79,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async stop(): Promise<void> {
     this.scheduler.stop();
+    await this.watch.stop();
     this.abort.abort();
     await this.subscription?.close();
     await this.loop;
@@ -79,6 +88,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   private async consume(subscription: AllSubscription, head: number, caughtUp: () => void): Promise<void> {
     try {
       for await (const event of subscription) {
+        this.watch.evolve(event);
         const batchId = this.state.evolve(event);
         if (this.live && batchId) await this.react(batchId, event);
         if (!this.live && event.position >= head) this.goLive(caughtUp);
@@ -95,7 +105,10 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     this.logger.info('trial saga recovering', { batches: pending.length });
     void (async () => {
       for (const batchId of pending) await this.react(batchId, null);
-    })().finally(caughtUp);
+    })().finally(() => {
+      this.watch.start();
+      caughtUp();
+    });
   }
 
   private async react(batchId: string, event: RecordedEvent | null): Promise<void> {

@@ -1,5 +1,6 @@
 import { typedDocumentProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup, Trigger } from '../batches/batch.events';
+import { runByRunner } from '../batches/local-runs';
 import { CostRecord, emptyCosts, sumCosts } from '../trials/costs';
 import { computeDistribution, Distribution, storedDistribution } from '../trials/distribution';
 import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
@@ -59,7 +60,7 @@ function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
     harnessVersion: null,
     sandbox: null,
     profileVersion: run.profileVersion,
-    local: false,
+    local: data.local === true && runByRunner(run),
     costs: emptyCosts(),
     distribution: computeDistribution(trials),
     setup: run.setup,

@@ -1,4 +1,5 @@
 import { STRICT_REPOSITORY_POLICY, RepositoryPolicy } from './repository-urls';
+import { DEFAULT_USER_MODEL } from '../execution/providers/provider-config';
 
 /**
  * What a start must know of this server's trial execution: which source URLs it may clone and
@@ -12,6 +13,8 @@ export interface ExecutionPolicy {
   driverFor(sandboxKind: string | null): 'bubblewrap' | 'process' | null;
   /** Called once per started batch that will run trials as plain processes. */
   warnUnsandboxed(batchId: string, variants: number[]): void;
+  /** The model of a simulated user that names none (ASSAY_CONFIG users.defaultModel): the variant's `userModel`. */
+  defaultUserModel: string;
 }
 
 export const EXECUTION_POLICY = Symbol('ExecutionPolicy');
@@ -22,4 +25,5 @@ export const STRICT_EXECUTION_POLICY: ExecutionPolicy = {
   allowUnsandboxed: false,
   driverFor: () => 'bubblewrap',
   warnUnsandboxed: () => undefined,
+  defaultUserModel: DEFAULT_USER_MODEL,
 };

@@ -7,8 +7,8 @@ import { Clock, CLOCK } from '#shared/clock';
 import { readIdempotency, readTrigger } from '../../shared/request-context';
 import type { StartedBatch } from '../batch-starter';
 import { StartBatchCommand } from './start-batch.command';
-import { StartBatchDto } from './start-batch.dto';
-import { toPlan } from './to-plan';
+import { StartBatchDto } from '../start-batch.dto';
+import { toPlan } from '../to-plan';
 
 @Controller()
 export class StartBatchController {

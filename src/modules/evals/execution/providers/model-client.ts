@@ -188,7 +188,7 @@ export function resolveProviderKey(
   const fromConnector = connectorKey?.trim();
   if (fromConnector) return { key: fromConnector };
   if (provider.protocol === 'openai-compatible' && provider.apiKeyEnv === null) return { key: null };
-  const connector = `add an "${providerIntegration(provider.protocol)}" connector to the organization`;
+  const connector = `add an "${providerIntegration(provider.protocol)}" connector to the organization (with several, mark one isDefault)`;
   const where =
     provider.apiKeyEnv === null
       ? `${connector}, or name a server variable in providers.${provider.name}.apiKeyEnv`

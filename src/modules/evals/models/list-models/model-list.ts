@@ -1,3 +1,4 @@
+import type { ProviderModelEntry } from '../../shared/provider-models';
 import type { CatalogueModel } from '../model-catalogue';
 
 export const MAX_MODELS = 20;
@@ -24,16 +25,17 @@ function byVendorThenNewest(a: CatalogueModel, b: CatalogueModel): number {
 }
 
 /**
- * The models of a harness whose id or display name holds `q` (case-insensitive): at most 20
- * of them, with `total` counting every match.
+ * The models of a harness whose id or display name holds `q` (case-insensitive), then the
+ * configured providers' that match, in configuration order: at most 20 of them, with `total`
+ * counting every match.
  */
-export function listModels(models: readonly CatalogueModel[], harness: string, q: string): ModelList {
+export function listModels(models: readonly CatalogueModel[], harness: string, q: string, providerModels: readonly ProviderModelEntry[] = []): ModelList {
   const needle = q.toLowerCase();
-  const matches = models.filter((model) => model.id.toLowerCase().includes(needle) || model.displayName.toLowerCase().includes(needle));
-  const page = [...matches].sort(byVendorThenNewest).slice(0, MAX_MODELS);
+  const matching = (model: ModelEntry) => model.id.toLowerCase().includes(needle) || model.displayName.toLowerCase().includes(needle);
+  const matches = [...models.filter(matching).sort(byVendorThenNewest), ...providerModels.filter(matching)];
   return {
     harness,
-    models: page.map(({ displayName, id, summary, vendor }) => ({ displayName, id, summary, vendor })),
+    models: matches.slice(0, MAX_MODELS).map(({ displayName, id, summary, vendor }) => ({ displayName, id, summary, vendor })),
     total: matches.length,
   };
 }

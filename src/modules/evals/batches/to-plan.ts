@@ -1,7 +1,7 @@
-import type { CaseDto, SourceDto, SuiteDto, VariantDto } from '../../shared/definition.dto';
-import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, Validator, VariantDefinition } from '../../shared/definitions';
+import type { CaseDto, SourceDto, SuiteDto, VariantDto } from '../shared/definition.dto';
+import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, Validator, VariantDefinition } from '../shared/definitions';
 import type { StartBatchDto } from './start-batch.dto';
-import type { BatchPlan } from '../start-rules';
+import type { BatchPlan } from './start-rules';
 
 /** The validated body as plain definitions, with the spec's defaults applied. */
 export function toPlan(body: StartBatchDto): BatchPlan {

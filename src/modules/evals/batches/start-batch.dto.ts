@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
-import { CaseDto, SuiteDto, VariantDto } from '../../shared/definition.dto';
+import { CaseDto, SuiteDto, VariantDto } from '../shared/definition.dto';
 
 /** The body of `evals.batches.start`: no unknown property is allowed anywhere in it. */
 @ForbidUnknownProperties()
