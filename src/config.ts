@@ -28,6 +28,8 @@ export interface ExecutionSettings {
   maxParallelTrials: number;
   outputCapBytes: number;
   verifyTimeoutMs: number;
+  /** How long a case's validator or prepare may run (ASSAY_VALIDATOR_TIMEOUT_MS). */
+  validatorTimeoutMs: number;
   /** The local runners' leases and heartbeats (runner.* operations). */
   runner: RunnerTimings;
 }
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): AssayConfig {
       maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),
       outputCapBytes: integer(env, 'ASSAY_OUTPUT_CAP', 65536, 1024, 16 * 1024 * 1024),
       verifyTimeoutMs: integer(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300000, 1000, 3600000),
+      validatorTimeoutMs: integer(env, 'ASSAY_VALIDATOR_TIMEOUT_MS', 120000, 1000, 3600000),
       runner: {
         leaseMs: integer(env, 'ASSAY_RUNNER_LEASE_MS', 900000, 1000, 86400000),
         silenceMs: integer(env, 'ASSAY_RUNNER_SILENCE_MS', 600000, 1000, 86400000),

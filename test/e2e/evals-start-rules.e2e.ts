@@ -111,8 +111,16 @@ describe('evals.batches.start refuses bad input, storing nothing', () => {
     expect((await refused(startBody({ cases: [sameCase, { ...sameCase }] }))).message).toContain('Two cases have the id "dup"');
   });
 
-  it('refuses a case with both verify and validator', async () => {
-    expect((await refused(caseWith({ validator: { name: 'v', source: 'export default 1' } }))).message).toContain('has both verify and validator');
+  it('refuses a manifest naming one index twice, and a judge whose threshold no choice reaches', async () => {
+    const manifest = [
+      { index: 0, name: 'a' },
+      { index: 0, name: 'b' },
+    ];
+    expect((await refused(caseWith({ validator: { name: 'v', source: 'x', manifest } }))).message).toContain('two manifest entries have the index 0');
+    const judge = { name: 'j', kind: 'judge', prompt: 'p', choices: { good: 0.4, bad: 0 }, threshold: 0.5 };
+    expect((await refused(caseWith({ validator: judge }))).message).toContain('no choice scores 0.5 or more');
+    const climbing = { name: 'j', kind: 'judge', prompt: 'p', files: ['../secret'] };
+    expect((await refused(caseWith({ validator: climbing }))).message).toContain('must be a relative path');
   });
 
   it('refuses a simulated user with harness but no model, or model but no harness', async () => {

@@ -164,6 +164,7 @@ function runnerWithDriver(dataDir: string, driver: SandboxDriver): Pick<SandboxT
     config: parseExecutionConfig({ sandboxes: { sandbox_kind_1: { driver: driver.name } }, allowUnsandboxed: true }),
     outputCapBytes: 65536,
     verifyTimeoutMs: 10_000,
+    validatorTimeoutMs: 10_000,
     installTimeoutMs: 10_000,
     cloneTimeoutMs: 10_000,
     lookupHost: systemLookup,

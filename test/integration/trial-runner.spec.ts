@@ -28,10 +28,15 @@ describe('TrialRunner: harness, verify and verdict', () => {
     expect(outcome.verifySteps).toEqual([{ command: 'test -f missing.txt', exitCode: 1 }]);
   });
 
-  it('voids a case without verify', async () => {
+  it('voids a case with neither verify nor a validator', async () => {
     const { runner } = testRunner(dirs);
-    const outcome = await runner.run(trialSpec({ verify: null }));
-    expect(outcome).toMatchObject({ status: 'void', failure: 'the case has no verify command', voidFields: ['verify'], serviceFault: false });
+    const outcome = await runner.run(trialSpec({ verify: null, validator: null }));
+    expect(outcome).toMatchObject({
+      status: 'void',
+      failure: 'the case has neither a verify command nor a validator',
+      voidFields: ['verify'],
+      serviceFault: false,
+    });
   });
 
   it('voids when verify cannot run at all (exit 127)', async () => {

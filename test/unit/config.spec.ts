@@ -64,6 +64,7 @@ describe('configuration from the environment', () => {
       maxParallelTrials: 8,
       outputCapBytes: 65536,
       verifyTimeoutMs: 300000,
+      validatorTimeoutMs: 120000,
       runner: { leaseMs: 900000, silenceMs: 600000 },
     });
     const set = loadConfig({
@@ -71,6 +72,7 @@ describe('configuration from the environment', () => {
       ASSAY_MAX_PARALLEL_TRIALS: '32',
       ASSAY_OUTPUT_CAP: '4096',
       ASSAY_VERIFY_TIMEOUT_MS: '5000',
+      ASSAY_VALIDATOR_TIMEOUT_MS: '1000',
       ASSAY_RUNNER_LEASE_MS: '2000',
       ASSAY_RUNNER_SILENCE_MS: '3000',
     });
@@ -79,6 +81,7 @@ describe('configuration from the environment', () => {
       maxParallelTrials: 32,
       outputCapBytes: 4096,
       verifyTimeoutMs: 5000,
+      validatorTimeoutMs: 1000,
       runner: { leaseMs: 2000, silenceMs: 3000 },
     });
     for (const name of [
@@ -88,9 +91,14 @@ describe('configuration from the environment', () => {
       'ASSAY_RUNNER_LEASE_MS',
       'ASSAY_RUNNER_SILENCE_MS',
       'ASSAY_PROVIDER_TIMEOUT_MS',
+      'ASSAY_VALIDATOR_TIMEOUT_MS',
     ]) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
+    // ASSAY_VALIDATOR_TIMEOUT_MS: 1000 to 3600000.
+    expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '999' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
+    expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600001' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
+    expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
   });
 
   it('accepts a 32-byte base64 master key', () => {

@@ -76,4 +76,83 @@ describe('a local trial report', () => {
     expect(result).toMatchObject({ conversation: null, userModel: null });
     expect(received(result)).toMatchObject({ conversation: null, userModel: null });
   });
+
+  it("carries the prepare, the validator's records and the judge's model use, held to the server's bounds", () => {
+    const capture = (text: string) => ({ text, format: 'text' as const, state: text === '' ? ('empty' as const) : ('captured' as const), truncated: false });
+    const judgment = {
+      name: 'kind',
+      model: 'judge-model',
+      evaluator: 'grader',
+      score: 1,
+      choice: 'pass',
+      reason: 'Polite.',
+      threshold: 0.5,
+      durationMs: 40,
+      error: null,
+      usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, totalTokens: 12, costUsd: 0.001 },
+    };
+    const validation = {
+      id: 'val_1',
+      index: 1,
+      name: 'kind',
+      kind: 'judge' as const,
+      status: 'passed' as const,
+      startedAt: 5,
+      durationMs: 50,
+      message: 'Polite.',
+      exitCode: 0,
+      truncated: false,
+      input: { text: '', format: 'text' as const, state: 'omitted' as const, truncated: false },
+      output: capture('{"passed": true}'),
+      error: capture(''),
+      calls: [{ index: 1, method: 'answer' as const, startedAt: 6, durationMs: 40, input: capture('{}'), output: capture('{}'), error: capture('') }],
+      logs: [{ index: 1, at: 7, level: 'log' as const, value: capture('hi') }],
+      judgment,
+      metadata: capture(''),
+    };
+    const judgeModel = {
+      provider: 'grader',
+      models: ['judge-model'],
+      calls: 1,
+      inputTokens: 10,
+      outputTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      totalTokens: 12,
+      usd: 0.001,
+    };
+    const prepared: TrialOutcome = {
+      ...outcome,
+      trajectory: [{ _tag: 'prepare', name: 'setUp', durationMs: 12.7, result: { ticket: 'T-1' } }, ...outcome.trajectory],
+      validations: [validation],
+      judgeModel,
+    };
+    const server = received(reportedResult(prepared));
+    expect(server.trajectory[0]).toEqual({ _tag: 'prepare', name: 'setUp', durationMs: 13, result: { ticket: 'T-1' } });
+    expect(server.validations).toEqual([validation]);
+    expect(server.judgeModel).toEqual(judgeModel);
+    const ref = { trialId: 'trl_1', runId: 'run_1', batchId: 'bat_1', organization: 'acme' };
+    const costInput = { harness: 'command', model: 'none', sandbox: 'local', usage: null, hasSimulatedUser: false };
+    const events = trialResultEvents(ref, server, costInput, new Date(0));
+    expect(events.map((event) => event.type)).toEqual([
+      'TrialPrepared',
+      'TrialMessageRecorded',
+      'TrialMessageRecorded',
+      'TrialConversationEnded',
+      'TrialVerified',
+      'TrialValidated',
+      'TrialScored',
+    ]);
+    const judge = (events.at(-1)!.data as { costs: { components: Array<{ component: string }> } }).costs.components.find((c) => c.component === 'judge');
+    expect(judge).toMatchObject({ classification: 'judge', usd: 0.001, source: 'grader', detail: { calls: 1, totalTokens: 12 } });
+
+    // Beyond the bounds: a capture over 64,000 characters, a 65th log, a prepare answer over 16,000.
+    const decode = (result: Record<string, unknown>) => () => received(result);
+    const long = { ...validation, output: capture('x'.repeat(64_101)) };
+    expect(decode(reportedResult({ ...prepared, validations: [long] }))).toThrow();
+    const chatty = { ...validation, logs: Array.from({ length: 65 }, (_, i) => ({ index: 1, at: i, level: 'log' as const, value: capture('x') })) };
+    expect(decode(reportedResult({ ...prepared, validations: [chatty] }))).toThrow();
+    const big = { ...prepared, trajectory: [{ _tag: 'prepare' as const, name: 'p', durationMs: 1, result: { pad: 'x'.repeat(16_000) } }] };
+    expect(decode(reportedResult(big))).toThrow('more than 16000 characters of JSON');
+  });
 });

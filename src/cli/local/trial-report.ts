@@ -15,6 +15,7 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
     trajectory: outcome.trajectory.map((entry) => {
       if (entry._tag === 'message') return { _tag: 'message', role: entry.role, turn: entry.turn, text: entry.text, at: entry.at };
       if (entry._tag === 'conversation') return { _tag: 'conversation', turns: entry.turns, endReason: entry.endReason };
+      if (entry._tag === 'prepare') return { _tag: 'prepare', name: entry.name, durationMs: Math.round(entry.durationMs), result: entry.result };
       const { command, exitCode, startedAtMillis, finishedAtMillis, output, outputTruncated } = entry;
       return { _tag: 'command', command, exitCode, startedAtMillis, finishedAtMillis, output, outputTruncated };
     }),
@@ -48,5 +49,8 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
           usd: outcome.userModel.usd,
         }
       : null,
+    // The records as the runner made them: the server's DTO holds them to the same bounds.
+    validations: outcome.validations ?? [],
+    judgeModel: outcome.judgeModel ?? null,
   };
 }

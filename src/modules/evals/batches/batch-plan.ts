@@ -1,6 +1,6 @@
 import { newId } from '#shared/ids';
 import type { EvalCase, EvalSuite, VariantDefinition } from '../shared/definitions';
-import { DEFAULT_TIMEOUT_MS } from '../shared/definitions';
+import { DEFAULT_TIMEOUT_MS, validatorText } from '../shared/definitions';
 import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';
 import type { PlannedRun, RunSetup } from './batch.events';
 import type { BatchPlan } from './start-rules';
@@ -58,8 +58,19 @@ export function runSetup(suite: EvalSuite, evalCase: EvalCase): RunSetup {
     prepare: evalCase.prepare?.source ?? null,
     prompt: renderPrompt(suite.prompt, evalCase.variables),
     source: evalCase.source ?? suite.source ?? { kind: 'empty' },
-    validator: evalCase.validator?.source ?? null,
+    validator: validatorText(evalCase.validator),
     verify: evalCase.verify,
-    validatorFiles: evalCase.validator ? [{ path: `${evalCase.validator.name}.ts`, content: evalCase.validator.source }] : [],
+    validatorFiles: validatorFiles(evalCase),
   };
+}
+
+/**
+ * The files a run's validator was given, so the run can be checked again: a code validator's
+ * module, or the judge form (its rubric, choices and the workspace paths it reads).
+ */
+function validatorFiles(evalCase: EvalCase): Array<{ path: string; content: string }> {
+  const validator = evalCase.validator;
+  if (validator === null) return [];
+  if (validator.kind === 'judge') return [{ path: `${validator.name}.judge.json`, content: JSON.stringify(validator, null, 2) }];
+  return [{ path: `${validator.name}.ts`, content: validator.source }];
 }

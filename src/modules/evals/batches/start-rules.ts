@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { BadRequest } from '#shared/errors';
 import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
+import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '../shared/definitions';
 import { placeholders, variantIdentity } from '../shared/identity';
 
 export const MAX_TRIALS_PER_BATCH = 100;
@@ -69,18 +70,38 @@ function checkDistinctCases(cases: EvalCase[]): void {
 
 function checkCase(suite: EvalSuite, evalCase: EvalCase): void {
   const where = `case "${evalCase.id}"`;
-  if (evalCase.verify !== null && evalCase.validator !== null) {
-    throw new BadRequest(`${where} has both verify and validator; keep one of them to judge its trials.`);
-  }
   const user = evalCase.user;
   if (user?.kind === 'simulated' && (user.harness === undefined) !== (user.model === undefined)) {
     const missing = user.harness === undefined ? 'harness' : 'model';
     throw new BadRequest(`${where}: a simulated user takes harness and model together; add its ${missing} or remove both.`);
   }
   checkSource(evalCase.source, `${where} source`);
-  const missing = placeholders(suite.prompt).filter((name) => !(name in evalCase.variables));
+  checkValidator(evalCase);
+  // `{{prepare.key}}` is filled by the case's prepare at run time; without a prepare nothing fills it.
+  const filledLater = (name: string) => evalCase.prepare !== null && name.startsWith('prepare.');
+  const missing = placeholders(suite.prompt).filter((name) => !(name in evalCase.variables) && !filledLater(name));
   if (missing.length > 0) {
     throw new BadRequest(`The suite prompt uses {{${missing[0]}}}, which ${where} does not give in its variables; add it.`);
+  }
+}
+
+function checkValidator(evalCase: EvalCase): void {
+  const validator = evalCase.validator;
+  const where = `case "${evalCase.id}" validator`;
+  if (validator === null) return;
+  if (validator.kind === 'judge') {
+    for (const file of validator.files ?? []) checkRelativePath(file, `${where} files`);
+    const scores = Object.values(validator.choices ?? DEFAULT_JUDGE_CHOICES);
+    const threshold = validator.threshold ?? DEFAULT_JUDGE_THRESHOLD;
+    if (!scores.some((score) => score >= threshold)) {
+      throw new BadRequest(`${where}: no choice scores ${threshold} or more, so no trial could pass; lower threshold or add a choice that reaches it.`);
+    }
+    return;
+  }
+  const seen = new Set<number>();
+  for (const entry of validator.manifest ?? []) {
+    if (seen.has(entry.index)) throw new BadRequest(`${where}: two manifest entries have the index ${entry.index}; each names one result of the array.`);
+    seen.add(entry.index);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CaseDto, SourceDto, SuiteDto, VariantDto } from '../shared/definition.dto';
-import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, Validator, VariantDefinition } from '../shared/definitions';
 import type { StartBatchDto } from './start-batch.dto';
 import type { BatchPlan } from './start-rules';
 
@@ -40,15 +40,26 @@ export function toCase(evalCase: CaseDto): EvalCase {
     source: toSource(evalCase.source),
     tags: [...(evalCase.tags ?? [])],
     variables: { ...(evalCase.variables ?? {}) },
-    validator: evalCase.validator
-      ? {
-          name: evalCase.validator.name,
-          source: evalCase.validator.source,
-          capture: evalCase.validator.capture,
-          manifest: evalCase.validator.manifest?.map((m) => ({ index: m.index, name: m.name })),
-        }
-      : null,
+    validator: toValidator(evalCase.validator),
     verify: evalCase.verify ?? null,
+  };
+}
+
+function toValidator(validator: CaseDto['validator']): Validator | null {
+  if (!validator) return null;
+  if (validator.kind === 'judge') {
+    const judge: Validator = { kind: 'judge', name: validator.name, prompt: validator.prompt };
+    if (validator.model !== undefined) judge.model = validator.model;
+    if (validator.choices !== undefined) judge.choices = { ...validator.choices };
+    if (validator.threshold !== undefined) judge.threshold = validator.threshold;
+    if (validator.files !== undefined) judge.files = [...validator.files];
+    return judge;
+  }
+  return {
+    name: validator.name,
+    source: validator.source,
+    capture: validator.capture,
+    manifest: validator.manifest?.map((m) => ({ index: m.index, name: m.name })),
   };
 }
 

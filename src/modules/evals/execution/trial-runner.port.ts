@@ -1,5 +1,7 @@
 import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '../shared/definitions';
 import type { UserModelUse } from './conversation/conversation-user';
+import type { JudgeModelUse } from './validation/judge';
+import type { ValidationRecord } from './validation/validation-record';
 
 /** Everything one trial needs to run, decided by the saga from the stored batch. */
 export interface TrialSpec {
@@ -62,7 +64,16 @@ export interface TrajectoryConversation {
   endReason: ConversationEndReason;
 }
 
-export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation;
+/** The case's prepare, run before the first agent turn: its time and what it returned. */
+export interface TrajectoryPrepare {
+  _tag: 'prepare';
+  name: string;
+  durationMs: number;
+  /** The returned JSON object (string members became `{{prepare.key}}` prompt variables); null when it returned nothing. */
+  result: Record<string, unknown> | null;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare;
 
 export interface TrialUsage {
   inputTokens: number;
@@ -93,6 +104,10 @@ export interface TrialOutcome {
   timed: boolean;
   trajectory: TrajectoryEntry[];
   verifySteps: Array<{ command: string; exitCode: number }>;
+  /** The validator's records, one per result (absent where no validator ran). */
+  validations?: ValidationRecord[];
+  /** The judge calls' model use, for the `judge` cost component; absent or null: no judge was called. */
+  judgeModel?: JudgeModelUse | null;
   filesChanged: string[];
   artifacts: TrialArtifact[];
   modelMs: number;

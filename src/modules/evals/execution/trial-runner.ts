@@ -30,10 +30,13 @@ import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './trial-runner.port';
 import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
-import { agentEnv, verifyWorkspace } from './trial-turns';
+import { agentEnv } from './trial-turns';
 import { holdConversation } from './conversation/conversation';
 import { conversationUser } from './conversation/users';
 import type { ConversationUser } from './conversation/conversation-user';
+import { runPrepare } from './validation/run-prepare';
+import { decideTrial } from './validation/verdict';
+import { renderPrompt } from '../shared/identity';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
@@ -46,6 +49,8 @@ export interface TrialRunnerOptions {
   outputCapBytes?: number;
   /** ASSAY_VERIFY_TIMEOUT_MS; default 300000. */
   verifyTimeoutMs?: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS; default 120000. */
+  validatorTimeoutMs?: number;
   installTimeoutMs?: number;
   cloneTimeoutMs?: number;
   /** Where trial directories are made; default `<os tmpdir>/assay-trials`. Must be outside dataDir. */
@@ -63,6 +68,7 @@ export interface TrialRunnerOptions {
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
 export const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
+export const DEFAULT_VALIDATOR_TIMEOUT_MS = 120_000;
 export const DEFAULT_INSTALL_TIMEOUT_MS = 900_000;
 export const DEFAULT_CLONE_TIMEOUT_MS = 120_000;
 
@@ -77,6 +83,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     config,
     outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
     verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+    validatorTimeoutMs: options.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
     installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     lookupHost: options.lookupHost ?? systemLookup,
@@ -132,10 +139,20 @@ export class SandboxTrialRunner implements TrialRunner {
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
     try {
-      const env = agentEnv(session, plan);
+      let env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
+      const prepared = await runPrepare(session);
+      if (session.spec.prepare !== null) {
+        // The opening prompt's {{prepare.key}} placeholders, filled: the harness and its environment follow.
+        session.preparedVariables = prepared;
+        session.spec = { ...session.spec, prompt: renderPrompt(session.spec.prompt, prepared) };
+        const rendered = resolveHarness(session.spec, this.settings.config);
+        if ('failure' in rendered) throw new TrialVoid(rendered.failure, ['harness']);
+        plan = rendered;
+        env = agentEnv(session, plan);
+      }
       const decided = await holdConversation(session, plan, env, user);
-      return decided ?? (await verifyWorkspace(session, env));
+      return decided ?? (await decideTrial(session, env));
     } catch (error) {
       if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
       this.settings.logger?.warn('trial failed inside the service', {

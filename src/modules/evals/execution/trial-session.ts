@@ -5,6 +5,8 @@ import { LimitHit, limitHit } from './limit-hits';
 import type { SandboxDriver } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import type { TrialUser } from './sandbox/trial-user';
+import type { JudgeModelUse } from './validation/judge';
+import type { ValidationRecord } from './validation/validation-record';
 import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './trial-runner.port';
 import type { UserModelUse } from './conversation/conversation-user';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
@@ -23,6 +25,8 @@ export interface RunnerSettings {
   config: ExecutionConfig;
   outputCapBytes: number;
   verifyTimeoutMs: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS: how long a validator or a prepare may run. */
+  validatorTimeoutMs: number;
   installTimeoutMs: number;
   cloneTimeoutMs: number;
   /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
@@ -69,6 +73,11 @@ export class TrialSession {
   /** The simulated user's model use; null without one. */
   userModel: UserModelUse | null = null;
   readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
+  readonly validations: ValidationRecord[] = [];
+  /** What the case's prepare returned as `prepare.` prompt variables; empty before it ran. */
+  preparedVariables: Record<string, string> = {};
+  /** The judge calls' model use; null when no judge was called. */
+  judgeUse: JudgeModelUse | null = null;
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
   exitCode: number | null = null;
@@ -81,7 +90,8 @@ export class TrialSession {
   verifyMs = 0;
 
   constructor(
-    readonly spec: TrialSpec,
+    /** Replaced once, when the prepare's variables fill the opening prompt. */
+    public spec: TrialSpec,
     readonly settings: RunnerSettings,
     readonly sandbox: { driver: SandboxDriver; network: boolean; id: string; user: TrialUser | null },
     readonly directory: TrialDirectory,
@@ -169,6 +179,8 @@ export class TrialSession {
       timed: verdict.timed,
       trajectory: this.trajectory,
       verifySteps: this.verifySteps,
+      validations: this.validations,
+      judgeModel: this.judgeUse,
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
       modelMs: this.modelMs,

@@ -123,7 +123,7 @@ function addUsage(total: TrialUsage | null, turn: TrialUsage | null): TrialUsage
  */
 export async function verifyWorkspace(session: TrialSession, env: Record<string, string>): Promise<Verdict> {
   const command = session.spec.verify;
-  // Validators are not run yet: a case without verify cannot be judged.
+  // decideTrial (validation/verdict.ts) runs verify only when the case gives it.
   if (command === null || command.trim() === '') throw new TrialVoid('the case has no verify command', ['verify']);
   const timeoutMs = session.settings.verifyTimeoutMs;
   const result = await session.step(command, { env, timeoutMs });

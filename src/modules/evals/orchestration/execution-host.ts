@@ -53,6 +53,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     config: execution,
     outputCapBytes: executionSettings.outputCapBytes,
     verifyTimeoutMs: executionSettings.verifyTimeoutMs,
+    validatorTimeoutMs: executionSettings.validatorTimeoutMs,
     trialsRoot: trialsRoot?.directory,
     // Other instances' trial directories are beside this one's: hidden from sandboxes too.
     hiddenPaths: trialsRoot ? [trialsRoot.parent] : [],

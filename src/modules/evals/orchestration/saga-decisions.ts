@@ -72,7 +72,7 @@ function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: Date): 
     filesChanged: outcome.filesChanged,
     artifacts: outcome.artifacts,
     usage: outcome.usage,
-    costs: trialCosts({ ...costInput, usage: outcome.usage }),
+    costs: trialCosts({ ...costInput, usage: outcome.usage, judgeModel: outcome.judgeModel ?? null }),
     harnessVersion: outcome.harnessVersion,
     sandboxDriver: outcome.sandboxDriver ?? null,
   };
@@ -83,9 +83,11 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
   const events: TrialEvent[] = outcome.trajectory.map((entry): TrialEvent => {
     if (entry._tag === 'message') return { type: 'TrialMessageRecorded', data: { ...ref, entry } };
     if (entry._tag === 'conversation') return { type: 'TrialConversationEnded', data: { ...ref, entry } };
+    if (entry._tag === 'prepare') return { type: 'TrialPrepared', data: { ...ref, entry } };
     return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
   });
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: { ...ref, ...step } });
+  for (const validation of outcome.validations ?? []) events.push({ type: 'TrialValidated', data: { ...ref, validation } });
   const result = resultOf(outcome, costInput, now);
   if (outcome.status === 'void') {
     const failure = outcome.failure ?? 'the trial was voided';

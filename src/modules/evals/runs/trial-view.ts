@@ -1,4 +1,5 @@
 import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type { ValidationRecord } from '../execution/validation/validation-record';
 import type { CostRecord } from '../trials/costs';
 import type { TrialEvent } from '../trials/trial.events';
 
@@ -22,7 +23,7 @@ export type TrialView = {
   artifacts: TrialArtifact[];
   trajectory: TrajectoryEntry[];
   verifySteps: Array<{ command: string; exitCode: number }>;
-  validations: unknown[];
+  validations: ValidationRecord[];
   /** Agent turns run; 0 until the trial ends. */
   turns: number;
   /** Why the conversation ended; null until it did (and for trials recorded before conversations). */
@@ -71,6 +72,7 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
       return { ...trial, trajectory: [...trial.trajectory, event.data.entry], commands: trial.commands + 1, failedCommands: trial.failedCommands + failed };
     }
     case 'TrialMessageRecorded':
+    case 'TrialPrepared':
       return { ...trial, trajectory: [...trial.trajectory, event.data.entry] };
     case 'TrialConversationEnded': {
       const { entry } = event.data;
@@ -78,6 +80,8 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
     }
     case 'TrialVerified':
       return { ...trial, verifySteps: [...trial.verifySteps, { command: event.data.command, exitCode: event.data.exitCode }] };
+    case 'TrialValidated':
+      return { ...trial, validations: [...trial.validations, event.data.validation] };
     case 'TrialScored':
     case 'TrialVoided': {
       const data = event.data;

@@ -22,6 +22,7 @@ import { EachString } from '#infrastructure/http/decode/each-element';
 import { IsStringRecord, IsUnionOf, unionMember } from '#infrastructure/http/decode/shapes';
 import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '#shared/reserved-variables';
 import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from './definitions';
+import { JudgeValidatorDto } from './judge-validator.dto';
 
 /** The spec's case and suite id rule. */
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -93,6 +94,7 @@ export class ManifestEntryDto {
 }
 
 export class ValidatorDto {
+  @IsOptional() @Equals('code') kind?: 'code';
   @IsString() @Length(1, 200) name!: string;
   @IsString() @Length(1, 1000000) source!: string;
   @IsOptional() @IsBoolean() capture?: boolean;
@@ -103,6 +105,13 @@ export class ValidatorDto {
   @ValidateNested({ each: true })
   @Type(() => ManifestEntryDto)
   manifest?: ManifestEntryDto[];
+}
+
+/** The validator's form: `kind: "judge"` is the judge form, anything else the first (code) form. */
+function validatorForm(options?: { object: Record<string, unknown>; property: string }) {
+  const value = options?.object[options.property];
+  const judge = typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'judge';
+  return judge ? JudgeValidatorDto : ValidatorDto;
 }
 
 export class CaseDto {
@@ -124,7 +133,7 @@ export class CaseDto {
   source?: SourceDto;
   @IsOptional() @IsArray() @ArrayMaxSize(12) @EachString(1, 40) tags?: string[];
   @IsOptional() @IsStringRecord() variables?: Record<string, string>;
-  @IsOptional() @ValidateNested() @Type(() => ValidatorDto) validator?: ValidatorDto | null;
+  @IsOptional() @ValidateNested() @Type(validatorForm) validator?: ValidatorDto | JudgeValidatorDto | null;
   @IsOptional() @IsString() @Length(1, 100000) verify?: string | null;
 }
 

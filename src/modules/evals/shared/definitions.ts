@@ -40,11 +40,35 @@ export type SimulatedUser = { kind: 'simulated'; goal: string; prompt: string; h
 export type ScriptedUser = { kind: 'scripted'; replies: string[] };
 export type EvalUser = SimulatedUser | ScriptedUser;
 
-export interface Validator {
+/** The spec's first form: a bundled module exporting the function `name`. */
+export interface CodeValidator {
+  kind?: 'code';
   name: string;
   source: string;
   capture?: boolean;
   manifest?: Array<{ index: number; name: string }>;
+}
+
+/** An LLM judge: a rubric the judge model answers with one of `choices` (label to score). */
+export interface JudgeValidator {
+  kind: 'judge';
+  name: string;
+  prompt: string;
+  model?: string;
+  choices?: Record<string, number>;
+  threshold?: number;
+  files?: string[];
+}
+
+export type Validator = CodeValidator | JudgeValidator;
+
+export const DEFAULT_JUDGE_CHOICES: Record<string, number> = { pass: 1, fail: 0 };
+export const DEFAULT_JUDGE_THRESHOLD = 0.5;
+
+/** What a run records as its validator: a code validator's source, or the judge form as JSON. */
+export function validatorText(validator: Validator | null): string | null {
+  if (validator === null) return null;
+  return validator.kind === 'judge' ? JSON.stringify(validator) : validator.source;
 }
 
 export interface EvalCase {

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from '#shared/hash';
 import type { EvalCase, EvalSource, EvalSuite, Profile, VariantDefinition } from './definitions';
+import { validatorText } from './definitions';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
@@ -27,7 +28,7 @@ export function definitionParts(suite: EvalSuite, evalCase: EvalCase): Array<[st
   const parts: Array<[string, string]> = [
     ['prompt', renderPrompt(suite.prompt, evalCase.variables)],
     ['setup', evalCase.prepare?.source ?? ''],
-    ['validator', evalCase.validator?.source ?? ''],
+    ['validator', validatorText(evalCase.validator) ?? ''],
     ['verifier', evalCase.verify ?? ''],
     ['source', describeSource(evalCase.source ?? suite.source)],
     ['simulated user', evalCase.user ? canonicalJson(evalCase.user) : ''],

@@ -1,8 +1,9 @@
 import type { TrialUsage } from '../execution/trial-runner.port';
 import type { UserModelUse } from '../execution/conversation/conversation-user';
+import type { JudgeModelUse } from '../execution/validation/judge';
 import { findModel } from '../models/model-catalogue';
 
-export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user';
+export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge';
 export type CostComponentName = 'harness' | 'model' | 'sandbox' | 'platform' | 'judge' | 'user';
 
 export interface CostComponent {
@@ -32,6 +33,8 @@ export interface TrialCostInput {
   hasSimulatedUser: boolean;
   /** The simulated user's model calls (absent or null: none was made). */
   userModel?: UserModelUse | null;
+  /** The LLM judge's model calls (absent or null: none was made). */
+  judgeModel?: JudgeModelUse | null;
 }
 
 const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
@@ -50,14 +53,7 @@ export function trialCosts(input: TrialCostInput): CostRecord {
     modelCost(input),
     sandboxCost(input.sandbox),
     { component: 'platform', classification: 'included', usd: null, source: 'assay', explanation: 'Running the trial on this server is included.', detail: {} },
-    {
-      component: 'judge',
-      classification: 'included',
-      usd: null,
-      source: 'assay',
-      explanation: 'No model judged this trial: a verify command decided it.',
-      detail: {},
-    },
+    judgeCost(input.judgeModel ?? null),
     userCost(input.hasSimulatedUser, input.userModel ?? null),
   ];
   return totals(components);
@@ -93,6 +89,28 @@ function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
     source: 'model-catalogue',
     explanation: `Estimated from the reported token usage at ${entry.displayName}'s list prices.`,
     detail: { model, usage, prices },
+  };
+}
+
+/**
+ * The LLM judge's model calls: a class of their own (`judge`), like the simulated user's, priced
+ * from the configuration's price table (an estimate); a model without a price leaves the record
+ * incomplete.
+ */
+function judgeCost(use: JudgeModelUse | null): CostComponent {
+  if (use === null) {
+    return { component: 'judge', classification: 'included', usd: null, source: 'assay', explanation: 'No model judged this trial.', detail: {} };
+  }
+  const { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, usd } = use;
+  const called = `${calls} judge call${calls === 1 ? '' : 's'} to ${models.join(', ')}`;
+  return {
+    component: 'judge',
+    classification: 'judge',
+    usd: usd === null ? null : round(usd),
+    source: provider,
+    explanation:
+      usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Estimated: ${called}, at the configured prices.`,
+    detail: { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
   };
 }
 
@@ -156,9 +174,9 @@ function totals(components: CostComponent[]): CostRecord {
   return {
     knownActualUsd: sum('actual'),
     allocatedUsd: sum('allocated'),
-    // The simulated user's price comes from the configuration's table: an estimate too.
-    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user')),
-    incomplete: components.some((c) => c.classification === 'unknown' || (c.classification === 'simulated-user' && c.usd === null)),
+    // The simulated user's and the judge's prices come from the configuration's table: estimates too.
+    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user') + sum('judge')),
+    incomplete: components.some((c) => c.classification === 'unknown' || (MODEL_CALLS.has(c.classification) && c.usd === null)),
     components,
     laterComponents: [],
   };
@@ -194,11 +212,14 @@ function addCosts(records: readonly CostRecord[], counted: (component: CostCompo
   return totals([...merged.values()]);
 }
 
+/** The classes of the service's own model calls (priced from the configuration, counted in tokens). */
+const MODEL_CALLS: ReadonlySet<CostClassification> = new Set(['simulated-user', 'judge']);
+
 const USER_COUNTS = ['calls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'totalTokens'] as const;
 
 /** The simulated user's calls and tokens add up across trials and runs, so its detail stays readable. */
 function tokenCounts(component: CostComponent): Record<string, number> {
-  if (component.classification !== 'simulated-user') return {};
+  if (!MODEL_CALLS.has(component.classification)) return {};
   return Object.fromEntries(USER_COUNTS.flatMap((name) => (typeof component.detail[name] === 'number' ? [[name, component.detail[name]]] : [])));
 }
 

@@ -1,5 +1,13 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { TrajectoryCommand, TrajectoryConversation, TrajectoryMessage, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
+import type {
+  TrajectoryCommand,
+  TrajectoryConversation,
+  TrajectoryMessage,
+  TrajectoryPrepare,
+  TrialArtifact,
+  TrialUsage,
+} from '../execution/trial-runner.port';
+import type { ValidationRecord } from '../execution/validation/validation-record';
 import type { CostRecord } from './costs';
 
 /** Every trial event names its trial, run, batch and organization, so projections find their documents. */
@@ -34,6 +42,10 @@ export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef 
 export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef & { entry: TrajectoryMessage }>;
 /** The conversation's end: how many agent turns ran and why it ended. */
 export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', TrialRef & { entry: TrajectoryConversation }>;
+/** The case's prepare ran before the first agent turn (an entry of the trajectory). */
+export type TrialPrepared = DomainEvent<'TrialPrepared', TrialRef & { entry: TrajectoryPrepare }>;
+/** One validation record of the trial's validator, in index order, before the verdict. */
+export type TrialValidated = DomainEvent<'TrialValidated', TrialRef & { validation: ValidationRecord }>;
 export type TrialVerified = DomainEvent<'TrialVerified', TrialRef & { command: string; exitCode: number }>;
 /**
  * `failure` says why a trial failed when verify did not decide it (the agent ran out of time:
@@ -43,10 +55,19 @@ export type TrialScored = DomainEvent<'TrialScored', TrialRef & TrialResult & { 
 export type TrialVoided = DomainEvent<'TrialVoided', TrialRef & TrialResult & { failure: string; voidFields: string[]; serviceFault: boolean }>;
 
 export type TrialEvent =
-  TrialQueued | TrialStarted | TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialVerified | TrialScored | TrialVoided;
+  | TrialQueued
+  | TrialStarted
+  | TrialCommandRecorded
+  | TrialMessageRecorded
+  | TrialConversationEnded
+  | TrialPrepared
+  | TrialVerified
+  | TrialValidated
+  | TrialScored
+  | TrialVoided;
 
 /** The events whose `entry` is a trajectory entry, in the order the trial recorded them. */
-export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded;
+export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared;
 
 export const TRIAL_EVENT_TYPES = [
   'TrialQueued',
@@ -54,7 +75,9 @@ export const TRIAL_EVENT_TYPES = [
   'TrialCommandRecorded',
   'TrialMessageRecorded',
   'TrialConversationEnded',
+  'TrialPrepared',
   'TrialVerified',
+  'TrialValidated',
   'TrialScored',
   'TrialVoided',
 ] as const;

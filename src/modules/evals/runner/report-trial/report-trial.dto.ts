@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { EachString } from '#infrastructure/http/decode/each-element';
+import { JudgeModelDto, ValidationRecordDto } from './report-validation.dto';
 
 /**
  * A local runner's report is untrusted input: every field is bounded here as the server's own
@@ -36,7 +37,7 @@ const tagged = (tag: string) => (object: Record<string, unknown>) => object._tag
 
 @ForbidUnknownProperties()
 export class TrajectoryEntryDto {
-  @IsIn(['command', 'message', 'conversation']) _tag!: 'command' | 'message' | 'conversation';
+  @IsIn(['command', 'message', 'conversation', 'prepare']) _tag!: 'command' | 'message' | 'conversation' | 'prepare';
   // command
   @ValidateIf(tagged('command')) @IsString() @Length(1, 100000) command?: string;
   @ValidateIf(tagged('command')) @IsInt() @Min(0) @Max(255) exitCode?: number;
@@ -52,6 +53,10 @@ export class TrajectoryEntryDto {
   // conversation
   @ValidateIf(tagged('conversation')) @IsInt() @Min(0) @Max(1000) turns?: number;
   @ValidateIf(tagged('conversation')) @IsIn(END_REASONS) endReason?: string;
+  // prepare (its result, at most 16,000 characters of JSON, is checked by the handler)
+  @ValidateIf(tagged('prepare')) @IsString() @Length(1, 100) name?: string;
+  @ValidateIf(tagged('prepare')) @IsInt() @Min(0) @Max(MAX_MS) durationMs?: number;
+  @ValidateIf((object: Record<string, unknown>) => object._tag === 'prepare' && object.result !== null) @IsObject() result?: Record<string, unknown> | null;
 }
 
 @ForbidUnknownProperties()
@@ -124,6 +129,9 @@ export class TrialResultDto {
   /** Absent or null: the trial ended before a conversation could (older runners send neither). */
   @IsOptional() @IsObject() @ValidateNested() @Type(() => ConversationDto) conversation?: ConversationDto | null;
   @IsOptional() @IsObject() @ValidateNested() @Type(() => UserModelDto) userModel?: UserModelDto | null;
+  /** The validator's records (absent: none ran, or an older runner). */
+  @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ValidationRecordDto) validations?: ValidationRecordDto[];
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => JudgeModelDto) judgeModel?: JudgeModelDto | null;
 }
 
 @ForbidUnknownProperties()

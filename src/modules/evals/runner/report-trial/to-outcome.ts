@@ -1,5 +1,8 @@
 import { BadRequest } from '#shared/errors';
 import type { TrajectoryEntry, TrialOutcome } from '../../execution/trial-runner.port';
+import type { JudgeModelUse } from '../../execution/validation/judge';
+import { MAX_PREPARE_RESULT_CHARS } from '../../execution/validation/run-prepare';
+import type { ValidationRecord } from '../../execution/validation/validation-record';
 import type { TrajectoryEntryDto, TrialResultDto } from './report-trial.dto';
 
 /** What the cut marker between an output's two halves may add beyond the cap (see captured-output). */
@@ -48,6 +51,9 @@ export function toOutcome(result: TrialResultDto, outputCapBytes: number): Trial
       totalTokens: result.userModel.totalTokens,
       usd: result.userModel.usd,
     },
+    // The records and the judge's use went through the DTO's bounds; plain copies of them.
+    validations: result.validations === undefined ? [] : (JSON.parse(JSON.stringify(result.validations)) as ValidationRecord[]),
+    judgeModel: result.judgeModel ? (JSON.parse(JSON.stringify(result.judgeModel)) as JudgeModelUse) : null,
   };
 }
 
@@ -55,6 +61,13 @@ function toEntry(entry: TrajectoryEntryDto, index: number, bound: number): Traje
   if (entry._tag === 'message') {
     const text = within(entry.text ?? '', bound, `result.trajectory[${index}].text`);
     return { _tag: 'message', role: entry.role ?? 'agent', turn: entry.turn ?? 1, text, at: entry.at ?? 0 };
+  }
+  if (entry._tag === 'prepare') {
+    const prepared = entry.result ?? null;
+    if (prepared !== null && JSON.stringify(prepared).length > MAX_PREPARE_RESULT_CHARS) {
+      throw new BadRequest(`result.trajectory[${index}].result is more than ${MAX_PREPARE_RESULT_CHARS} characters of JSON, more than a prepare may return.`);
+    }
+    return { _tag: 'prepare', name: entry.name ?? '', durationMs: entry.durationMs ?? 0, result: prepared };
   }
   if (entry._tag === 'conversation') {
     return { _tag: 'conversation', turns: entry.turns ?? 0, endReason: (entry.endReason ?? 'failed') as never };
