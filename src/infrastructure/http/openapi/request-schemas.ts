@@ -1,5 +1,6 @@
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer types its storage module but exports it only by this path
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { getMetadataStorage, IS_IN, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters';
@@ -37,6 +38,12 @@ export function requestSchemas(bodies: readonly ClassType[]): Record<string, Jso
 }
 
 const converters: ISchemaConverters = {
+  // The library's own fails on a list holding null; null is a value here like any other.
+  [IS_IN]: (meta) => {
+    const values = meta.constraints[0] as unknown[];
+    const types = [...new Set(values.map((value) => (value === null ? 'null' : typeof value)))];
+    return { enum: values, type: types.length === 1 ? types[0] : types };
+  },
   isStringRecord: (meta) => {
     const options = (meta.constraints[0] ?? {}) as { maxValueLength?: number };
     return { type: 'object', additionalProperties: { type: 'string', ...(options.maxValueLength ? { maxLength: options.maxValueLength } : {}) } };
@@ -49,11 +56,10 @@ const converters: ISchemaConverters = {
   composite: {},
   [EACH_ELEMENT]: (meta) => ({ type: 'array', items: (meta.constraints[0] ?? {}) as JsonSchema }),
   [ValidationTypes.NESTED_VALIDATION]: (meta) => {
-    const child = nestedType(meta);
-    if (!child) return {};
     const members = unionMembersOf(meta);
     if (members) return { oneOf: Object.values(members).map((member) => ({ $ref: SCHEMA_PREFIX + member.name })) };
-    return { $ref: SCHEMA_PREFIX + child.name };
+    const child = nestedType(meta);
+    return child ? { $ref: SCHEMA_PREFIX + child.name } : {};
   },
 };
 

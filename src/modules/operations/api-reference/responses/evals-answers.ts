@@ -69,7 +69,9 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
   'evals.cases.list': {
     summary: "The organization's cases by name, filtered",
     answer: object({
-      cases: list(objectWith({ id: text, name: text, lastRunAt: orNull(time), tags: list(text) }, { suite: anyObject, variants: integer })),
+      cases: list(
+        object({ id: text, name: text, lastRunAt: orNull(time), suite: object({ id: text, name: text }), tags: list(text), variants: list(caseVariant) }),
+      ),
       next: orNull(ref('Cursor')),
       suites: list(object({ id: text, name: text })),
       tags: list(text),
@@ -103,11 +105,6 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
       total: integer,
     }),
     errors: [400, 403],
-  },
-  'evals.batches.watch': {
-    summary: "A batch's progress as Server-Sent Events, until it ends",
-    answer: { type: 'string', description: 'text/event-stream' },
-    errors: [400, 403, 404, 429],
   },
 };
 
