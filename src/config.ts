@@ -198,7 +198,13 @@ function metrics(env: Env): MetricsSettings {
   const flag = text(env, 'ASSAY_METRICS') ?? '0';
   if (flag !== '0' && flag !== '1') throw new ConfigError('ASSAY_METRICS', `"${flag}" is not 0 or 1.`);
   const listed = text(env, 'ASSAY_METRICS_ALLOW');
-  const allow = listed === null ? LOOPBACK_RANGES : listed.split(',').map((range) => range.trim()).filter((range) => range !== '');
+  const allow =
+    listed === null
+      ? LOOPBACK_RANGES
+      : listed
+          .split(',')
+          .map((range) => range.trim())
+          .filter((range) => range !== '');
   for (const range of allow) {
     if (!isCidr(range)) throw new ConfigError('ASSAY_METRICS_ALLOW', `"${range}" is not a CIDR range (for example 10.0.0.0/8 or ::1/128).`);
   }
@@ -206,8 +212,9 @@ function metrics(env: Env): MetricsSettings {
 }
 
 function isCidr(range: string): boolean {
-  const [address, bits, ...rest] = range.split('/');
-  if (rest.length > 0 || bits === undefined || !/^\d{1,3}$/.test(bits)) return false;
+  const parts = range.split('/');
+  if (parts.length !== 2 || !/^\d{1,3}$/.test(parts[1])) return false;
+  const [address, bits] = parts;
   const family = net.isIP(address);
   return family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
 }

@@ -47,7 +47,10 @@ describe('GET /metrics', () => {
     it('moves its counters when a batch runs: requests by operation and status, trials by outcome, events', async () => {
       const before = await scrape();
       const passing = await server.client.call('evals.batches.start', startBody({ trials: 2 }));
-      const failing = await server.client.call('evals.batches.start', startBody({ cases: [{ id: 'no-file', variables: { word: 'x' }, verify: 'test -f nothing' }] }));
+      const failing = await server.client.call(
+        'evals.batches.start',
+        startBody({ cases: [{ id: 'no-file', variables: { word: 'x' }, verify: 'test -f nothing' }] }),
+      );
       await waitForBatch(server.client, passing.body.id);
       await waitForBatch(server.client, failing.body.id);
       await server.client.call('evals.batches.get', { id: 'bat_none' });

@@ -22,7 +22,7 @@ function fastifyRoutes(server: InProcessServer): string[] {
     parents.length = depth;
     const full = parents.join('') + match[2];
     parents.push(match[2]);
-    for (const method of (match[3] ?? '').split(',').map((m) => m.trim())) {
+    for (const method of ((match[3] as string | undefined) ?? '').split(',').map((m) => m.trim())) {
       if (method !== '' && method !== 'HEAD') routes.push(`${method} ${full}`);
     }
   }
@@ -100,7 +100,10 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '500']));
     const watch = document.paths['/v1/evals.batches.watch'].get;
     expect(watch.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ in: 'query', name: 'id', required: true }), expect.objectContaining({ in: 'header', name: 'Last-Event-ID' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ in: 'query', name: 'id', required: true }),
+        expect.objectContaining({ in: 'header', name: 'Last-Event-ID' }),
+      ]),
     );
     expect(Object.keys(watch.responses['200'].content)).toEqual(['text/event-stream']);
   });

@@ -37,17 +37,14 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  constructor(
-    eventStore: EventStore,
-    projections: ProjectionRunner,
-  ) {
+  constructor(eventStore: EventStore, projections: ProjectionRunner) {
     collectDefaultMetrics({ register: this.registry, prefix: 'assay_' });
     new Gauge({
       name: 'assay_projection_lag_seconds',
       help: 'Age of the oldest event the read models have not applied yet (0 when caught up).',
       registers: [this.registry],
       async collect() {
-        const [next] = await eventStore.readAll({ after: projections.position, maxCount: 1 });
+        const next = (await eventStore.readAll({ after: projections.position, maxCount: 1 })).at(0);
         this.set(next ? Math.max(0, (Date.now() - Date.parse(next.createdAt)) / 1000) : 0);
       },
     });

@@ -8,7 +8,10 @@ export const ERROR_SCHEMAS: Record<string, JsonSchema> = {
     type: 'object',
     description: 'Every error: a `_tag` naming the kind and a `message` for a person, saying what to change.',
     properties: {
-      _tag: { type: 'string', examples: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'MethodNotAllowed', 'Conflict', 'TooManyRequests', 'InternalError'] },
+      _tag: {
+        type: 'string',
+        examples: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'MethodNotAllowed', 'Conflict', 'TooManyRequests', 'InternalError'],
+      },
       message: { type: 'string' },
     },
     required: ['_tag', 'message'],

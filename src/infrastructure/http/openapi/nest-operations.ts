@@ -44,7 +44,6 @@ function operationsOf(controller: ClassType): DeclaredOperation[] {
         path: path.posix.join('/', prefix, routePath),
         name: (Reflect.getMetadata(OPERATION_NAME_KEY, handler) as string | undefined) ?? null,
         permission: (Reflect.getMetadata(PERMISSION_KEY, handler) as Permission | null | undefined) ?? null,
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- undefined on a handler that is not marked public
         isPublic: Reflect.getMetadata(PUBLIC_KEY, handler) === true,
         body: bodyDto(controller, member),
       },

@@ -44,7 +44,7 @@ export function buildOpenApiDocument(sources: DocumentSources): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const { route, declared } of operations.sort((a, b) => a.route.path.localeCompare(b.route.path))) {
     const key = declared?.name ?? `${route.method} ${route.path}`;
-    const answer = sources.answers[key];
+    const answer = sources.answers[key] as RouteAnswer | undefined;
     if (!answer) throw new Error(`The API document has no answer for ${key}: add it to the answer tables.`);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationObject(route, declared, key, answer) };
   }

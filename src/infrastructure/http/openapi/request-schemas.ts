@@ -25,7 +25,7 @@ export function requestSchemas(bodies: readonly ClassType[]): Record<string, Jso
   const all = validationMetadatasToSchemas({
     refPointerPrefix: SCHEMA_PREFIX,
     classTransformerMetadataStorage: defaultMetadataStorage,
-    additionalConverters: converters,
+    additionalConverters: converters as unknown as ISchemaConverters,
   }) as Record<string, JsonSchema>;
   const classes = reachableClasses(bodies);
   const strict = strictClasses(bodies);
@@ -37,7 +37,8 @@ export function requestSchemas(bodies: readonly ClassType[]): Record<string, Jso
   return schemas;
 }
 
-const converters: ISchemaConverters = {
+// Typed as our own: the library's schema type does not know JSON Schema 2020's type lists.
+const converters: Record<string, (meta: ValidationMetadata) => JsonSchema | object> = {
   // The library's own fails on a list holding null; null is a value here like any other.
   [IS_IN]: (meta) => {
     const values = meta.constraints[0] as unknown[];
@@ -53,7 +54,7 @@ const converters: ISchemaConverters = {
     return options.keyPattern ? { propertyNames: { pattern: options.keyPattern.source }, description: `Keys: ${options.keyRule ?? ''}`.trim() } : {};
   },
   // A `kind` union: its members come from the nested converter below (a oneOf of their schemas).
-  composite: {},
+  composite: () => ({}),
   [EACH_ELEMENT]: (meta) => ({ type: 'array', items: (meta.constraints[0] ?? {}) as JsonSchema }),
   [ValidationTypes.NESTED_VALIDATION]: (meta) => {
     const members = unionMembersOf(meta);

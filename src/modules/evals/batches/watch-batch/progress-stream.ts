@@ -27,10 +27,10 @@ export function progressStream(options: ProgressStreamOptions): { body: PassThro
   const { eventStore, logger, batchId, after } = options;
   const body = new PassThrough();
   const subscription = eventStore.subscribeToAll(after >= 0 ? { after } : {});
-  let closed = false;
+  const state = { closed: false };
   const close = () => {
-    if (closed) return;
-    closed = true;
+    if (state.closed) return;
+    state.closed = true;
     clearInterval(heartbeat);
     void subscription.close();
     body.end();
@@ -48,7 +48,7 @@ export function progressStream(options: ProgressStreamOptions): { body: PassThro
   void (async () => {
     try {
       for await (const event of subscription) {
-        if (closed) break;
+        if (state.closed) break;
         const progress = progressOf(event, batchId);
         if (!progress) continue;
         if (!body.write(serialize(progress))) await Promise.race([once(body, 'drain'), closedSignal]);

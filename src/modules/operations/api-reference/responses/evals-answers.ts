@@ -136,7 +136,7 @@ export const RUNNER_ANSWERS: Record<string, OperationAnswer> = {
     errors: [400, 403, 404, 409],
   },
   'runner.beat': {
-    summary: "Say the runner is alive and extend its leases",
+    summary: 'Say the runner is alive and extend its leases',
     answer: object({ expiresAt: time, leases: list(object({ trialId: text, id: text, expiresAt: time })) }),
     errors: [400, 403, 404, 409],
   },

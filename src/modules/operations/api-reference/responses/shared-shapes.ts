@@ -42,7 +42,15 @@ export const SHARED_SHAPES: Record<string, Schema> = {
   }),
   TrajectoryEntry: {
     oneOf: [
-      object({ _tag: { const: 'command' }, command: text, exitCode: orNull(integer), startedAtMillis: integer, finishedAtMillis: integer, output: text, outputTruncated: boolean }),
+      object({
+        _tag: { const: 'command' },
+        command: text,
+        exitCode: orNull(integer),
+        startedAtMillis: integer,
+        finishedAtMillis: integer,
+        output: text,
+        outputTruncated: boolean,
+      }),
       object({ _tag: { const: 'message' }, role: oneOf('user', 'agent'), turn: integer, text, at: integer }),
       objectWith({ _tag: { const: 'conversation' }, turns: integer, endReason: text }, {}),
     ],
