@@ -4,6 +4,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { AllExceptionsFilter } from '#infrastructure/http/all-exceptions.filter';
 import { DecodePipe } from '#infrastructure/http/decode/decode.pipe';
 import { InfrastructureModule } from '#infrastructure/infrastructure.module';
+import type { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
@@ -12,8 +13,11 @@ import { OAuthVerifier } from '#modules/auth/authentication/oauth.verifier';
 import { AuthModule } from '#modules/auth/auth.module';
 import { ConnectorsModule } from '#modules/connectors/connectors.module';
 import { EnvironmentModule } from '#modules/environment/environment.module';
+import { WatchBatchModule } from '#modules/evals/batches/watch-batch/watch-batch.module';
 import { EvalsModule } from '#modules/evals/evals.module';
 import type { TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
+import { TrialMetricsModule } from '#modules/evals/trials/trial-metrics.module';
+import { ApiReferenceModule } from '#modules/operations/api-reference/api-reference.module';
 import { HealthController } from '#modules/operations/health.controller';
 import { PromptsModule } from '#modules/prompts/prompts.module';
 import type { Runtime } from './runtime';
@@ -22,9 +26,9 @@ import type { Runtime } from './runtime';
 export class AppModule {
   /**
    * The application over what the composition root opened: the runtime's stores, the process's
-   * key ring, and the plan of how this process runs trials.
+   * key ring, the plan of how this process runs trials, and the metrics when they are on.
    */
-  static forRuntime(runtime: Runtime, keyRing: KeyRing, execution: TrialExecutionPlan): DynamicModule {
+  static forRuntime(runtime: Runtime, keyRing: KeyRing, execution: TrialExecutionPlan, metrics: ServiceMetrics | null = null): DynamicModule {
     const oauth = runtime.config.oauth ? new OAuthVerifier(runtime.config.oauth) : null;
     return {
       module: AppModule,
@@ -36,6 +40,9 @@ export class AppModule {
         PromptsModule,
         ConnectorsModule,
         EnvironmentModule,
+        WatchBatchModule.withLimit(runtime.config.watchStreamsPerOrganization),
+        ApiReferenceModule,
+        ...(metrics ? [TrialMetricsModule.into(metrics)] : []),
       ],
       controllers: [HealthController],
       providers: [

@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import * as path from 'node:path';
 
 /**
@@ -19,6 +20,16 @@ export interface AssayConfig {
   readYourWritesTimeoutMs: number;
   logLevel: LogLevel;
   execution: ExecutionSettings;
+  /** ASSAY_WATCH_STREAMS_PER_ORG: evals.batches.watch streams one organization may hold open at once. */
+  watchStreamsPerOrganization: number;
+  metrics: MetricsSettings;
+}
+
+/** GET /metrics: off unless ASSAY_METRICS=1, and answered only to the peers ASSAY_METRICS_ALLOW lists. */
+export interface MetricsSettings {
+  enabled: boolean;
+  /** CIDR ranges (IPv4 or IPv6) whose peers may read the metrics; loopback only by default. */
+  allow: string[];
 }
 
 /** How this process runs trials. */
@@ -87,6 +98,8 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     maxBodyBytes: integer(env, 'ASSAY_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024, 2 ** 31 - 1),
     readYourWritesTimeoutMs: integer(env, 'ASSAY_READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60000),
     logLevel: logLevel(env),
+    watchStreamsPerOrganization: integer(env, 'ASSAY_WATCH_STREAMS_PER_ORG', 16, 1, 10000),
+    metrics: metrics(env),
     execution: {
       configPath: configPath(env),
       maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),
@@ -182,6 +195,33 @@ function oauth(env: Env): OAuthConfig | null {
   const audience = text(env, 'ASSAY_OAUTH_AUDIENCE');
   if (audience === null) throw new ConfigError('ASSAY_OAUTH_AUDIENCE', 'is required when ASSAY_OAUTH_JWKS_URL is set.');
   return { jwksUrl, issuer, audience, organizationClaim: text(env, 'ASSAY_OAUTH_ORG_CLAIM') ?? 'org_id' };
+}
+
+export const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128'];
+
+function metrics(env: Env): MetricsSettings {
+  const flag = text(env, 'ASSAY_METRICS') ?? '0';
+  if (flag !== '0' && flag !== '1') throw new ConfigError('ASSAY_METRICS', `"${flag}" is not 0 or 1.`);
+  const listed = text(env, 'ASSAY_METRICS_ALLOW');
+  const allow =
+    listed === null
+      ? LOOPBACK_RANGES
+      : listed
+          .split(',')
+          .map((range) => range.trim())
+          .filter((range) => range !== '');
+  for (const range of allow) {
+    if (!isCidr(range)) throw new ConfigError('ASSAY_METRICS_ALLOW', `"${range}" is not a CIDR range (for example 10.0.0.0/8 or ::1/128).`);
+  }
+  return { enabled: flag === '1', allow };
+}
+
+function isCidr(range: string): boolean {
+  const parts = range.split('/');
+  if (parts.length !== 2 || !/^\d{1,3}$/.test(parts[1])) return false;
+  const [address, bits] = parts;
+  const family = net.isIP(address);
+  return family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 function logLevel(env: Env): LogLevel {

@@ -10,6 +10,8 @@ import { configureFastify } from '#infrastructure/http/fastify-setup';
 import { answerClientError } from '#infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
 import { holdDataDirectory } from '#infrastructure/locks/data-directory-lock';
+import { serveMetrics } from '#infrastructure/metrics/metrics-endpoint';
+import { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { KeyRing, openKeyRing } from '#infrastructure/secrets/key-ring';
 import { withMasterKey } from '#infrastructure/secrets/master-key';
@@ -98,13 +100,16 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(logger, error, request, reply),
     http: { requireHostHeader: false },
   });
+  // Off unless ASSAY_METRICS=1: then nothing is measured and /metrics does not exist.
+  const metrics = config.metrics.enabled ? new ServiceMetrics(runtime.eventStore, runtime.projections) : null;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Nest declares its options as a class but only reads them as a plain object
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, keyRing, execution), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, keyRing, execution, metrics), adapter, {
     logger,
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   configureFastify(fastify, logger, config.maxBodyBytes);
+  if (metrics) serveMetrics(fastify, metrics, config.metrics.allow);
   holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
   return app;
 }

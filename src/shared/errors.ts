@@ -2,13 +2,20 @@
  * Domain errors, typed by the spec's `_tag`. They are mapped to HTTP in one place
  * (infrastructure/http/error-mapping.ts), always in the spec's error shape.
  */
-export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict';
+export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict' | 'TooManyRequests';
 
 export abstract class DomainError extends Error {
   abstract readonly tag: ErrorTag;
   abstract readonly status: number;
 
-  constructor(message: string) {
+  /**
+   * `reason`: a fixed name for a refusal the operators count (the metrics' refusals by reason,
+   * e.g. `rule_of_three`); never shown to the caller.
+   */
+  constructor(
+    message: string,
+    readonly reason: string | null = null,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -42,4 +49,10 @@ export class MethodNotAllowed extends DomainError {
 export class Conflict extends DomainError {
   readonly tag = 'Conflict' as const;
   readonly status = 409;
+}
+
+/** A bound on what a caller holds open at once (live progress streams): retry once one ends. */
+export class TooManyRequests extends DomainError {
+  readonly tag = 'TooManyRequests' as const;
+  readonly status = 429;
 }

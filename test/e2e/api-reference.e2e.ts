@@ -45,7 +45,8 @@ function documentedSections(reference: string): Map<string, string> {
   return sections;
 }
 
-const headingOf = (route: Route) => (route.method === 'POST' && route.path.startsWith('/v1/') ? route.path.slice(4) : `${route.method} ${route.path}`);
+/** An operation (any route under /v1/ that declares a permission, GETs included) by its name; a public GET by its path. */
+const headingOf = (route: Route) => (route.permission !== undefined && route.path.startsWith('/v1/') ? route.path.slice(4) : `${route.method} ${route.path}`);
 
 /** The reference must not fall behind the code: every operation served is documented with a curl example. */
 describe('docs/api.md against the running server', () => {
@@ -80,7 +81,7 @@ describe('docs/api.md against the running server', () => {
       const section = sections.get(headingOf(route)) ?? '';
       const url = `$ASSAY_URL${route.path}`;
       expect([headingOf(route), section.includes('```sh') && section.includes('curl') && section.includes(url)]).toEqual([headingOf(route), true]);
-      if (route.method === 'POST') {
+      if (route.permission !== undefined) {
         const permission = route.permission === null ? 'any valid credential' : `\`${route.permission}\``;
         expect([headingOf(route), section.includes(`**Permission:** ${permission}`)]).toEqual([headingOf(route), true]);
         expect([headingOf(route), section.includes('Bearer $ASSAY_API_KEY')]).toEqual([headingOf(route), true]);

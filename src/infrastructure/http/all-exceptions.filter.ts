@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '#shared/errors';
 import type { JsonLogger } from '../logging/json-logger';
 import { mapError } from './error-mapping';
 import { operationOf } from './fastify-setup';
@@ -19,6 +20,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
 export function sendError(logger: JsonLogger, exception: unknown, request: FastifyRequest & Partial<AssayRequest>, reply: FastifyReply): void {
   const mapped = mapError(exception, request.method, request.url);
+  // Counted by the metrics (refusals by reason) when the request ends.
+  if (exception instanceof DomainError && exception.reason !== null) request.refusal = exception.reason;
   if (abortedByClient(exception, request)) {
     // Nothing failed here and no one is left to answer; the reply still goes through Fastify
     // (into a closed socket), so the request's hooks finish as for any other answer.

@@ -2,7 +2,7 @@ import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError } from '#shared/errors';
 import { DecodeError } from './decode/decode.pipe';
 import type { DecodeIssue } from './decode/decode-issues';
-import { knownOperationPaths } from './operation.decorator';
+import { knownGetPaths, knownOperationPaths } from './operation.decorator';
 
 /** An error body in the spec's shape. */
 export interface ErrorBody {
@@ -17,9 +17,6 @@ export interface MappedError {
   /** True when the error is the service's own fault and must be logged in full. */
   unexpected: boolean;
 }
-
-/** GET endpoints outside the /v1 operations. */
-const GET_PATHS = new Set(['/health', '/ready']);
 
 /** The one place where errors become HTTP answers. No stack trace or internal detail leaks. */
 export function mapError(error: unknown, method: string, url: string): MappedError {
@@ -50,7 +47,7 @@ function routeNotFound(method: string, url: string): MappedError {
   if (knownOperationPaths().has(path) && method !== 'POST') {
     return expected(405, 'MethodNotAllowed', `Use POST for ${path}: every operation takes a JSON body by POST.`);
   }
-  if (GET_PATHS.has(path) && method !== 'GET') {
+  if (knownGetPaths().has(path) && method !== 'GET' && method !== 'HEAD') {
     return expected(405, 'MethodNotAllowed', `Use GET for ${path}.`);
   }
   return expected(404, 'NotFound', `There is no operation at ${path}. Operations are POST /v1/<area>.<resource>.<operation>.`);

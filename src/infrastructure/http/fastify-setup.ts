@@ -4,6 +4,7 @@ import type { JsonLogger } from '../logging/json-logger';
 import { limitBodiesPerOperation } from './body-limits';
 import { drainBeforeClosing } from './drain';
 import { requireHostHeader } from './protocol-errors';
+import { recordServedRoutes } from './served-routes';
 import type { AssayRequest } from './operation.decorator';
 
 const CORRELATION_HEADER = 'x-correlation-id';
@@ -27,6 +28,8 @@ class UnsupportedContentType extends Error {
  * error handler.
  */
 export function configureFastify(fastify: FastifyInstance, logger: JsonLogger, maxBodyBytes: number): void {
+  // Before any route exists: the API document lists exactly what was registered.
+  recordServedRoutes(fastify);
   limitBodiesPerOperation(fastify, maxBodyBytes);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: maxBodyBytes }, (_request, body, done) => {

@@ -27,6 +27,8 @@ export class ProjectionRunner {
   private readonly byType = new Map<string, ProjectionEntry[]>();
   private readonly byName = new Map<string, ProjectionEntry>();
   private readonly waiters = new PositionWaiters();
+  private readonly observers: EventObserver[] = [];
+  private caughtUp = false;
   private subscription: AllSubscription | null = null;
   private loop: Promise<void> | null = null;
   private failure: Error | null = null;
@@ -78,6 +80,14 @@ export class ProjectionRunner {
     }
   }
 
+  /**
+   * Tells `observer` of every event the runner applies from now on (the metrics count from this
+   * feed rather than opening a second subscription), with `live` false while it catches up.
+   */
+  observe(observer: EventObserver): void {
+    this.observers.push(observer);
+  }
+
   /** Starts consuming from the checkpoint and resolves once the log's current head is reached. */
   async start(): Promise<void> {
     await this.ensureIndexes();
@@ -89,6 +99,7 @@ export class ProjectionRunner {
     this.subscription = this.eventStore.subscribeToAll(this.processed >= 0 ? { after: this.processed } : {});
     this.loop = this.consume(this.subscription);
     await this.waitFor(head, Number.POSITIVE_INFINITY);
+    this.caughtUp = true;
     this.logger.info('read models caught up', {
       events: this.handledSinceStart,
       position: this.processed,
@@ -166,6 +177,9 @@ export class ProjectionRunner {
     if (this.handledSinceStart % 50000 === 0) {
       this.logger.info('projecting events', { events: this.handledSinceStart, position: event.position });
     }
+    for (const observer of this.observers) observer(event, this.caughtUp);
     this.waiters.reached(event.position);
   }
 }
+
+export type EventObserver = (event: RecordedEvent, live: boolean) => void;

@@ -20,7 +20,8 @@ export function ForbidUnknownProperties(): ClassDecorator {
 
 const strictness = new WeakMap<ClassType, boolean>();
 
-function isStrict(dto: ClassType): boolean {
+/** Whether a body of this DTO refuses unknown properties (also read by the API document). */
+export function isForbiddingUnknownProperties(dto: ClassType): boolean {
   let strict = strictness.get(dto);
   if (strict === undefined) {
     strict = Reflect.getMetadata(STRICT, dto) === true;
@@ -50,7 +51,8 @@ export class DecodeError extends Error {
 export class DecodePipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const dto = metadata.metatype;
-    if (metadata.type !== 'body' || !dto || dto === Object) return value;
+    // A query is decoded like a body: the GET operations (a stream's `?id=`) take their input there.
+    if ((metadata.type !== 'body' && metadata.type !== 'query') || !dto || dto === Object) return value;
     const body = value === undefined || value === null || value === '' ? {} : value;
     if (typeof body !== 'object' || Array.isArray(body)) {
       throw new DecodeError([{ _tag: 'Type', path: [], message: 'Expected a JSON object as the request body' }]);
@@ -59,7 +61,7 @@ export class DecodePipe implements PipeTransform {
     if (shapeIssues.length > 0) throw new DecodeError(shapeIssues);
     const nestedIssues: DecodeIssue[] = [];
     const instance = instantiate(dto as new () => object, body, nestedIssues);
-    const strict = isStrict(dto);
+    const strict = isForbiddingUnknownProperties(dto);
     if (nestedIssues.length === 0 && passesFlatValidation(instance, dto, strict)) return instance;
     const errors = validateSync(instance, {
       whitelist: true,

@@ -14,12 +14,14 @@ export interface ElementFailure {
  * Validates every element of an array of plain values, so that a bad element is reported at
  * its own path (`["permissions", 1]`), which class-validator's `each` option cannot do.
  */
-export function EachElement(check: (value: unknown) => boolean, tag: IssueTag, message: string): PropertyDecorator {
+export function EachElement(check: (value: unknown) => boolean, tag: IssueTag, message: string, itemSchema: object = {}): PropertyDecorator {
   return (target, propertyName) => {
     registerDecorator({
       name: EACH_ELEMENT,
       target: target.constructor,
       propertyName: String(propertyName),
+      // The JSON schema of an element, for the API document (request-schemas), not for the check.
+      constraints: [itemSchema],
       validator: {
         validate: (value: unknown) => !Array.isArray(value) || value.every(check),
         defaultMessage: (args?: ValidationArguments) => {
@@ -34,7 +36,10 @@ export function EachElement(check: (value: unknown) => boolean, tag: IssueTag, m
 }
 
 export function EachIn(values: readonly string[]): PropertyDecorator {
-  return EachElement((value) => typeof value === 'string' && values.includes(value), 'Type', `Expected one of ${values.join(', ')}`);
+  return EachElement((value) => typeof value === 'string' && values.includes(value), 'Type', `Expected one of ${values.join(', ')}`, {
+    type: 'string',
+    enum: [...values],
+  });
 }
 
 export function EachString(minLength: number, maxLength: number): PropertyDecorator {
@@ -42,5 +47,6 @@ export function EachString(minLength: number, maxLength: number): PropertyDecora
     (value) => typeof value === 'string' && value.length >= minLength && value.length <= maxLength,
     'Refinement',
     `Expected a string of ${minLength} to ${maxLength} characters`,
+    { type: 'string', minLength, maxLength },
   );
 }

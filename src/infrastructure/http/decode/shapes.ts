@@ -15,6 +15,8 @@ export function IsStringRecord(options: { keyPattern?: RegExp; keyRule?: string;
       name: 'isStringRecord',
       target: target.constructor,
       propertyName: String(propertyName),
+      // Read by the API document (request-schemas), not by the check.
+      constraints: [options],
       validator: {
         validate: (value: unknown) => isPlainObject(value) && Object.values(value).every((member) => typeof member === 'string'),
         defaultMessage: () => 'Expected an object mapping names to strings',
@@ -25,6 +27,7 @@ export function IsStringRecord(options: { keyPattern?: RegExp; keyRule?: string;
         name: 'recordKeys',
         target: target.constructor,
         propertyName: String(propertyName),
+        constraints: [options],
         validator: {
           validate: (value: unknown) =>
             !isPlainObject(value) ||
@@ -56,6 +59,7 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
       name: 'composite',
       target: target.constructor,
       propertyName: String(propertyName),
+      constraints: [kinds],
       validator: {
         validate: (value: unknown) => isPlainObject(value) && kinds.includes(value.kind as string),
         defaultMessage: (args?: ValidationArguments) => {
@@ -75,10 +79,16 @@ export function IsUnionOf(kinds: readonly string[], description: string): Proper
  * Only the members' own kinds count: `{"kind": "valueOf"}` (or toString, __proto__,
  * hasOwnProperty) must not reach Object.prototype and be built as a class (it was a 500).
  */
-export function unionMember(members: Record<string, ClassType>) {
-  return (options?: { object: Record<string, unknown>; property: string }): ClassType => {
+export function unionMember(members: Record<string, ClassType>): UnionMemberType {
+  const member = (options?: { object: Record<string, unknown>; property: string }): ClassType => {
     const value = options?.object[options.property];
     const kind = isPlainObject(value) ? value.kind : undefined;
     return (typeof kind === 'string' && Object.hasOwn(members, kind) && members[kind]) || Object;
   };
+  // The API document names the union's members from here (a `oneOf` of their schemas).
+  return Object.assign(member, { unionMembers: members });
 }
+
+export type UnionMemberType = ((options?: { object: Record<string, unknown>; property: string }) => ClassType) & {
+  unionMembers: Record<string, ClassType>;
+};

@@ -38,6 +38,7 @@ export const batchSlotsDecider: Decider<BatchSlotCommand, BatchSlotState, BatchS
     if (state.length >= RUNNING_BATCHES_PER_ORGANIZATION) {
       throw new Conflict(
         `This organization already has ${state.length} batches running, and may have ${RUNNING_BATCHES_PER_ORGANIZATION} at once. Wait for one to finish.`,
+        'rule_of_three',
       );
     }
     return [{ type: 'BatchSlotTaken', data: { organization, batchId, takenAt: command.now.toISOString() } }];

@@ -3,6 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, LanguageModel, LanguageModelUsage, Output } from 'ai';
 import type { z } from 'zod';
+import { reportProviderCall } from '../execution-observers';
 import { MAX_PROVIDER_TIMEOUT_MS } from './provider-config';
 import type { ModelPrice, ProviderDefinition, ProviderProtocol } from './provider-config';
 import { ProviderCallError, providerFailure } from './provider-failure';
@@ -110,13 +111,27 @@ async function withinDeadline<R>(
       reject(new ProviderCallError(provider.name, 'timeout', `provider "${provider.name}" did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
   });
+  const report = (outcome: string, usage: ModelUsage | null) =>
+    reportProviderCall({
+      provider: provider.name,
+      model: call.model,
+      outcome,
+      durationMs: performance.now() - started,
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+    });
   try {
     const result = await Promise.race([work(model, signal), expiry]);
+    report('ok', (result as { usage?: ModelUsage }).usage ?? null);
     return { ...result, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    if (deadline.signal.aborted) throw new ProviderCallError(provider.name, 'timeout', `provider "${provider.name}" did not answer within ${timeoutMs} ms`);
-    if (call.signal?.aborted) throw new ProviderCallError(provider.name, 'cancelled', `provider "${provider.name}": the call was cancelled`);
-    throw providerFailure(error, call);
+    const failure = deadline.signal.aborted
+      ? new ProviderCallError(provider.name, 'timeout', `provider "${provider.name}" did not answer within ${timeoutMs} ms`)
+      : call.signal?.aborted
+        ? new ProviderCallError(provider.name, 'cancelled', `provider "${provider.name}": the call was cancelled`)
+        : providerFailure(error, call);
+    report(failure.kind, null);
+    throw failure;
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,7 @@
 import { constants as osConstants } from 'node:os';
 import { Clock, systemClock } from '#shared/clock';
 import { changesProgramStart } from '#shared/reserved-variables';
+import { reportSandboxStart } from '../execution-observers';
 import type { OutputCollector } from '../output/captured-output';
 import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
 import type { SandboxLaunch } from './sandbox-driver';
@@ -79,7 +80,7 @@ class RunningCommand {
 
   private wire(child: LaunchedProcess): void {
     child.on('data', (fd: number, chunk: Buffer) => {
-      if (fd === 3) this.statusReport += chunk.toString('utf8');
+      if (fd === 3) this.onStatus(chunk);
       else this.request.collector.push(chunk);
     });
     child.on('spawnError', (error: NodeJS.ErrnoException) => {
@@ -95,6 +96,12 @@ class RunningCommand {
   }
 
   private readonly onAbort = () => this.kill('abort');
+
+  /** bubblewrap's status report; its first line says the sandbox is up and the command started in it. */
+  private onStatus(chunk: Buffer): void {
+    if (this.statusReport === '') reportSandboxStart({ driver: 'bubblewrap', durationMs: this.clock.now().getTime() - this.startedAtMillis });
+    this.statusReport += chunk.toString('utf8');
+  }
 
   private kill(reason: 'timeout' | 'abort'): void {
     if (this.exit !== null || this.settled) return;
