@@ -9,6 +9,7 @@ import { sendError } from '#infrastructure/http/all-exceptions.filter';
 import { configureFastify } from '#infrastructure/http/fastify-setup';
 import { answerClientError } from '#infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
+import { serveViewer } from '#infrastructure/http/viewer-assets';
 import { holdDataDirectory } from '#infrastructure/locks/data-directory-lock';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { KeyRing, openKeyRing } from '#infrastructure/secrets/key-ring';
@@ -106,6 +107,7 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
   const fastify = app.getHttpAdapter().getInstance();
   configureFastify(fastify, logger, config.maxBodyBytes);
   holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
+  await serveViewer(fastify, logger);
   return app;
 }
 
