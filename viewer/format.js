@@ -60,3 +60,9 @@ export function trialCounts(runs) {
   }
   return counts;
 }
+
+/**
+ * What makes two variants the same column: the combination, not the id (a variant's id is the
+ * case's own, so the same harness, model, sandbox and profile has one id per case).
+ */
+export const variantKey = (v) => JSON.stringify([v.harness, v.model, v.sandbox ?? null, v.profile ?? null, v.userModel ?? null]);

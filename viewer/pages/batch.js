@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { watchBatch } from '../live.js';
 import { link } from '../router.js';
-import { between, percent, rateColour, time, trialCounts, usd, variantLabel } from '../format.js';
+import { between, percent, rateColour, time, trialCounts, usd, variantKey, variantLabel } from '../format.js';
 import { Breadcrumbs, Facts, html, Loaded, Status, Title, useLoad } from '../ui.js';
 
 /** A batch: its runs as a grid of cases × variants coloured by pass rate, live while it runs. */
@@ -75,10 +75,10 @@ function Grid({ runs }) {
     const cells = new Map();
     for (const run of runs) {
       cases.set(run.case.id, run.case);
-      variants.set(run.variant.id, run.variant);
-      cells.set(`${run.case.id}\u0000${run.variant.id}`, run);
+      variants.set(variantKey(run.variant), run.variant);
+      cells.set(`${run.case.id}\u0000${variantKey(run.variant)}`, run);
     }
-    return { cases: [...cases.values()], variants: [...variants.values()], cells };
+    return { cases: [...cases.values()], variants: [...variants.entries()], cells };
   }, [runs]);
 
   return html`<div class="grid-wrap">
@@ -89,7 +89,7 @@ function Grid({ runs }) {
       <thead>
         <tr>
           <th scope="col">Case</th>
-          ${variants.map((v) => html`<th scope="col">${variantLabel(v)}</th>`)}
+          ${variants.map(([, v]) => html`<th scope="col">${variantLabel(v)}</th>`)}
         </tr>
       </thead>
       <tbody>
@@ -97,7 +97,7 @@ function Grid({ runs }) {
           (c) =>
             html`<tr>
               <th scope="row"><a href=${link.case(c.id)}>${c.name}</a></th>
-              ${variants.map((v) => html`<${Cell} run=${cells.get(`${c.id}\u0000${v.id}`)} />`)}
+              ${variants.map(([key]) => html`<${Cell} run=${cells.get(`${c.id}\u0000${key}`)} />`)}
             </tr>`,
         )}
       </tbody>

@@ -36,23 +36,20 @@ export function BatchesPage() {
         );
         return html`
           <form class="filters" role="search" aria-label="Filter the batches" onSubmit=${(e) => e.preventDefault()}>
-            <label
-              >Status
-              <select value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
-                <option value="">any</option>
-                <option value="running">running</option>
-                <option value="finished">finished</option>
-                <option value="failed">failed</option>
-              </select>
-            </label>
-            <label
-              >Trigger
-              <select value=${source} onChange=${(e) => setSource(e.currentTarget.value)}>
-                <option value="">any</option>
-                ${sources.map((s) => html`<option value=${s}>${s}</option>`)}
-              </select>
-            </label>
-            <label>Id or trigger URL contains <input type="search" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} /></label>
+            <label for="filter-status">Status</label>
+            <select id="filter-status" value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
+              <option value="">any</option>
+              <option value="running">running</option>
+              <option value="finished">finished</option>
+              <option value="failed">failed</option>
+            </select>
+            <label for="filter-trigger">Trigger</label>
+            <select id="filter-trigger" value=${source} onChange=${(e) => setSource(e.currentTarget.value)}>
+              <option value="">any</option>
+              ${sources.map((s) => html`<option value=${s}>${s}</option>`)}
+            </select>
+            <label for="filter-text">Id or trigger URL contains</label>
+            <input id="filter-text" type="search" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} />
           </form>
           <p role="status" class="count">${shown.length} shown of ${data.batches.length} loaded · ${data.total} in all${running ? ' · live' : ''}</p>
           <table class="list" id="batches-table">
@@ -135,13 +132,12 @@ function RunCaseForm() {
   return html`<details class="trigger">
     <summary>Run a case again</summary>
     <form onSubmit=${submit}>
-      <label
-        >Case
-        <select value=${caseId} onChange=${(e) => setCaseId(e.currentTarget.value)}>
-          ${options.map((c) => html`<option value=${c.id}>${c.name} (${c.suite.name})</option>`)}
-        </select>
-      </label>
-      <label>Trials per variant <input type="number" min="1" max="10" value=${trials} onInput=${(e) => setTrials(e.currentTarget.value)} /></label>
+      <label for="run-case">Case</label>
+      <select id="run-case" value=${caseId} onChange=${(e) => setCaseId(e.currentTarget.value)}>
+        ${options.map((c) => html`<option value=${c.id}>${c.name} (${c.suite.name})</option>`)}
+      </select>
+      <label for="run-trials">Trials per variant</label>
+      <input id="run-trials" type="number" min="1" max="10" value=${trials} onInput=${(e) => setTrials(e.currentTarget.value)} />
       <button type="submit" disabled=${state.busy}>${state.busy ? 'Starting…' : 'Start a batch'}</button>
       ${state.error ? html`<p class="failure" role="alert">${state.error}</p>` : null}
       <p class="hint">Runs the case's newest version on every variant it has run on (needs <code>evals:write</code>).</p>

@@ -85,12 +85,12 @@ function Diff({ id, versions }) {
     return { a, b, lines: diffLines(a.content, b.content) };
   }, [id, from, to]);
   const select = (label, value, set) =>
-    html`<label
-      >${label}
-      <select value=${value} onChange=${(e) => set(Number(e.currentTarget.value))}>
+    html`<span>
+      <label for=${`diff-${label}`}>${label}</label>
+      <select id=${`diff-${label}`} value=${value} onChange=${(e) => set(Number(e.currentTarget.value))}>
         ${versions.map((v) => html`<option value=${v}>v${v}</option>`)}
-      </select></label
-    >`;
+      </select>
+    </span>`;
   return html`
     <form class="filters" aria-label="Versions to compare" onSubmit=${(e) => e.preventDefault()}>${select('From', from, setFrom)} ${select('To', to, setTo)}</form>
     <${Loaded} load=${load} what="the two versions">
@@ -124,12 +124,10 @@ function Timeline({ history }) {
     ${
       channels.length > 1
         ? html`<form class="filters" aria-label="Channel" onSubmit=${(e) => e.preventDefault()}>
-            <label
-              >Channel
-              <select value=${channel} onChange=${(e) => setChannel(e.currentTarget.value)}>
-                ${channels.map((c) => html`<option value=${c}>${c}</option>`)}
-              </select></label
-            >
+            <label for="timeline-channel">Channel</label>
+            <select id="timeline-channel" value=${channel} onChange=${(e) => setChannel(e.currentTarget.value)}>
+              ${channels.map((c) => html`<option value=${c}>${c}</option>`)}
+            </select>
           </form>`
         : null
     }

@@ -1,6 +1,6 @@
 import { call } from '../api.js';
 import { link } from '../router.js';
-import { interval, percent, rateColour, time, variantLabel, wilson } from '../format.js';
+import { interval, percent, rateColour, time, variantKey, variantLabel, wilson } from '../format.js';
 import { Breadcrumbs, Code, Facts, html, Loaded, Title, useLoad } from '../ui.js';
 import { sourceText } from './run.js';
 
@@ -102,13 +102,13 @@ function compare(cases) {
   const rows = new Map();
   for (const c of cases) {
     for (const v of c.variants) {
-      const row = rows.get(v.variant.id) ?? { variant: v.variant, cases: 0, passed: 0, scored: 0 };
+      const row = rows.get(variantKey(v.variant)) ?? { variant: v.variant, cases: 0, passed: 0, scored: 0 };
       if (v.distribution) {
         row.cases += 1;
         row.passed += v.distribution.passed;
         row.scored += v.distribution.scored;
       }
-      rows.set(v.variant.id, row);
+      rows.set(variantKey(v.variant), row);
     }
   }
   return [...rows.values()]
@@ -140,11 +140,11 @@ function CaseGrid({ cases, variants }) {
       </thead>
       <tbody>
         ${cases.map((c) => {
-          const byVariant = new Map(c.variants.map((v) => [v.variant.id, v]));
+          const byVariant = new Map(c.variants.map((v) => [variantKey(v.variant), v]));
           return html`<tr>
             <th scope="row"><a href=${link.case(c.id)}>${c.name}</a></th>
             ${variants.map((variant) => {
-              const v = byVariant.get(variant.id);
+              const v = byVariant.get(variantKey(variant));
               if (!v?.lastRunId) return html`<td class="cell empty">not run</td>`;
               return html`<td class="cell" style=${{ background: rateColour(v.distribution?.passRate) }}>
                 <a href=${link.run(v.lastRunId)}
