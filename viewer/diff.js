@@ -33,10 +33,11 @@ export function diffLines(before, after) {
       lines.push({ kind: 'same', text: midA[i] });
       i++;
       j++;
-    } else if (j < midB.length && (i === midA.length || lengths[i * width + j + 1] >= lengths[(i + 1) * width + j])) {
-      lines.push({ kind: 'added', text: midB[j++] });
-    } else {
+    } else if (i < midA.length && (j === midB.length || lengths[(i + 1) * width + j] >= lengths[i * width + j + 1])) {
+      // Removed lines before the lines that replace them, as diff tools show them.
       lines.push({ kind: 'removed', text: midA[i++] });
+    } else {
+      lines.push({ kind: 'added', text: midB[j++] });
     }
   }
   for (const text of a.slice(endA)) lines.push({ kind: 'same', text });

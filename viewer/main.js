@@ -113,4 +113,7 @@ function App() {
   `;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+// The placeholder shown while the bundle loads goes: Preact renders into an empty container.
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -11,6 +11,14 @@ import { INIT_KEY, InProcessServer, ROOT, startInProcess, tempDir } from '../sup
  * against a real server holding data the test makes through the API. Screenshots go to
  * test/artifacts/ (ignored by git); the README's two come from here too.
  */
+// The functions given to page.evaluate run in the browser. The project compiles without the DOM
+// library (it is server code), so the few browser names they use are declared for this file only.
+declare const document: any;
+declare const window: any;
+declare const sessionStorage: any;
+declare const localStorage: any;
+declare function getComputedStyle(element: unknown): any;
+
 const CHROMIUM = '/usr/bin/chromium';
 const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;
 if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's browser tests: ${chromiumAbsent}\n`);
@@ -30,7 +38,7 @@ const agent = (model: string, word: string) => ({
 describeWithChromium('the web viewer in a real browser', () => {
   let server: InProcessServer;
   let api: ApiClient;
-  let browser: Browser;
+  let browser: Browser | undefined;
   let context: BrowserContext;
   let page: Page;
   let finished: any;
@@ -54,7 +62,7 @@ describeWithChromium('the web viewer in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await server.close();
   });
 
   const open = async (hash: string) => {
@@ -235,6 +243,13 @@ describeWithChromium('the web viewer in a real browser', () => {
       ['v1', expect.stringMatching(/UTC$/), expect.stringMatching(/UTC$/), expect.stringContaining(KEY_NAME), '—'],
       ['v2', expect.stringMatching(/UTC$/), 'now', expect.stringContaining(KEY_NAME), 'v1'],
     ]);
+    expect(await page.locator('#prompt-history li').allTextContents()).toEqual([
+      expect.stringMatching(/UTC: initial key .* added v1 \(“first draft”\)$/),
+      expect.stringMatching(/moved production to v1$/),
+      expect.stringMatching(/added v2 \(“friendlier”\)$/),
+      expect.stringMatching(/added v3 \(“shorter”\)$/),
+      expect.stringMatching(/moved production from v1 to v2$/),
+    ]);
     await shot('prompt');
   });
 
@@ -242,13 +257,13 @@ describeWithChromium('the web viewer in a real browser', () => {
     await open('#/batches');
     await page.locator('#batches-table').waitFor();
     // From the top of the page: the skip link is the first stop.
-    await page.evaluate(() => document.querySelector<HTMLElement>('a.skip')!.focus());
+    await page.evaluate(() => document.querySelector('a.skip').focus());
     const reached: Array<{ text: string; outline: string }> = [];
     for (let i = 0; i < 20; i++) {
       if (i > 0) await page.keyboard.press('Tab');
       reached.push(
         await page.evaluate(() => {
-          const el = document.activeElement as HTMLElement;
+          const el = document.activeElement;
           const style = getComputedStyle(el);
           return { text: (el.textContent ?? '').trim() || el.getAttribute('aria-label') || el.tagName, outline: `${style.outlineStyle} ${style.outlineWidth}` };
         }),
@@ -259,7 +274,7 @@ describeWithChromium('the web viewer in a real browser', () => {
     for (const r of reached.filter((r) => ['Batches', 'Suites', 'Prompts', finished.id].includes(r.text))) expect(r.outline).toBe('solid 3px');
 
     // Tab to the batch's link and follow it with Enter: the new page's heading takes the focus.
-    await page.evaluate(() => document.querySelector<HTMLElement>('a.skip')!.focus());
+    await page.evaluate(() => document.querySelector('a.skip').focus());
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
       if ((await page.evaluate(() => document.activeElement?.textContent?.trim())) === finished.id) break;
@@ -289,9 +304,9 @@ describeWithChromium('the web viewer in a real browser', () => {
     await page.locator('#batch-status', { hasText: /updating live \((event stream|polling every second)\)/ }).waitFor();
     await shot('batch-running');
     // A marker the page keeps only if it is never reloaded.
-    await page.evaluate(() => ((window as any).notReloaded = true));
+    await page.evaluate(() => (window.notReloaded = true));
     await page.waitForFunction(() => document.querySelector('#batch-status')?.textContent?.includes('finished'), null, { timeout: 60000 });
-    expect(await page.evaluate(() => (window as any).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => window.notReloaded)).toBe(true);
     expect(await page.locator('#batch-grid tbody td').first().textContent()).toContain('3/3 passed');
     expect(await status.textContent()).toContain('3 trials');
     await shot('batch-finished-live');

@@ -166,8 +166,7 @@ function Timeline({ history }) {
       ${history.map(
         (e) =>
           html`<li>
-            ${time(e.at)}:
-            ${e.kind === 'appended' ? `${e.actor} added v${e.version}${e.message ? ` (“${e.message}”)` : ''}` : `${e.actor} moved ${e.channel} ${e.fromVersion ? `from v${e.fromVersion} ` : ''}to v${e.toVersion}`}
+            ${`${time(e.at)}: `}${e.kind === 'appended' ? `${e.actor} added v${e.version}${e.message ? ` (“${e.message}”)` : ''}` : `${e.actor} moved ${e.channel} ${e.fromVersion ? `from v${e.fromVersion} ` : ''}to v${e.toVersion}`}
           </li>`,
       )}
     </ol>
