@@ -9,6 +9,7 @@ import { sendError } from '#infrastructure/http/all-exceptions.filter';
 import { configureFastify } from '#infrastructure/http/fastify-setup';
 import { answerClientError } from '#infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
+import { serveViewer } from '#infrastructure/http/viewer-assets';
 import { holdDataDirectory } from '#infrastructure/locks/data-directory-lock';
 import { serveMetrics } from '#infrastructure/metrics/metrics-endpoint';
 import { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
@@ -111,6 +112,7 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
   configureFastify(fastify, logger, config.maxBodyBytes);
   if (metrics) serveMetrics(fastify, metrics, config.metrics.allow);
   holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
+  await serveViewer(fastify, logger);
   return app;
 }
 

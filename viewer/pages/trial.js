@@ -1,0 +1,201 @@
+import { call } from '../api.js';
+import { link } from '../router.js';
+import { bytes, duration, time, usd, variantLabel } from '../format.js';
+import { Breadcrumbs, Code, Facts, html, Loaded, Status, Title, useLoad } from '../ui.js';
+import { Costs } from './costs.js';
+
+/** A trial: the conversation turn by turn, each command with its output, how it was judged, what it left. */
+export function TrialPage({ runId, trialId }) {
+  const load = useLoad(() => call('evals.runs.get', { id: runId }), [runId]);
+  return html`<${Loaded} load=${load} what="the trial">
+    ${(run) => {
+      const trial = run.trials.find((t) => t.id === trialId);
+      if (!trial) return html`<${Title}>No trial ${trialId}</${Title}><p>Run <a href=${link.run(runId)}>${runId}</a> has no such trial.</p>`;
+      return html`
+        <${Breadcrumbs} items=${[['Batches', link.batches()], [run.batchId, link.batch(run.batchId)], [`${run.case.name} on ${variantLabel(run.variant)}`, link.run(run.id)], [`Trial ${trial.ordinal}`]]} />
+        <${Title} sub=${`${trial.id} · case ${run.case.name} · ${variantLabel(run.variant)}`}>Trial ${trial.ordinal} of ${run.case.name}</${Title}>
+        <${Trial} trial=${trial} />
+      `;
+    }}
+  </${Loaded}>`;
+}
+
+function Trial({ trial }) {
+  return html`
+    <p role="status" class="verdict">
+      <${Status} status=${trial.status} />${trial.timed ? ' · ran out of time (scored failed)' : ''}${trial.failure ? ` · ${trial.failure}` : ''}
+    </p>
+    <${Facts}
+      label="Trial summary"
+      items=${[
+        ['Commands', `${trial.commands} (${trial.failedCommands} failed)`],
+        ['Agent exit code', trial.exitCode ?? '—'],
+        ['Turns', trial.turns ?? null],
+        ['Conversation ended', trial.endReason ?? null],
+        ['Model time', duration(trial.modelMs)],
+        ['Sandbox time', duration(trial.sandboxMs)],
+        ['Sandbox', trial.sandboxId],
+        ['Tokens', trial.usage ? `${trial.usage.inputTokens ?? 0} in · ${trial.usage.outputTokens ?? 0} out` : null],
+        ['Known cost', usd(trial.costs?.knownActualUsd)],
+        ['Void parts', trial.voidFields?.length ? trial.voidFields.join(', ') : null],
+        ['Started', time(trial.startedAt)],
+        ['Finished', time(trial.finishedAt)],
+      ]}
+    />
+    <h2>Conversation and commands</h2>
+    <${Trajectory} entries=${trial.trajectory ?? []} />
+    <h2>Verify steps</h2>
+    ${
+      trial.verifySteps?.length
+        ? html`<table class="list" id="verify-steps">
+            <caption class="visually-hidden">
+              Verify steps
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Command</th>
+                <th scope="col">Exit code</th>
+                <th scope="col">Verdict</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${trial.verifySteps.map(
+                (s) =>
+                  html`<tr>
+                    <td><code>${s.command}</code></td>
+                    <td class="num">${s.exitCode ?? '—'}</td>
+                    <td>${s.exitCode === 0 ? '✓ passed' : s.exitCode === null ? 'did not run' : '✗ failed'}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : html`<p>No verify step ran.</p>`
+    }
+    <h2>Validations</h2>
+    ${trial.validations?.length ? trial.validations.map((v) => html`<${Validation} v=${v} />`) : html`<p>No validator ran.</p>`}
+    <h2>Artifacts</h2>
+    ${
+      trial.artifacts?.length
+        ? html`<table class="list" id="artifacts">
+            <caption class="visually-hidden">
+              Artifacts
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Path</th>
+                <th scope="col">Size</th>
+                <th scope="col">SHA-256</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${trial.artifacts.map(
+                (a) =>
+                  html`<tr>
+                    <td><code>${a.path}</code></td>
+                    <td class="num">${bytes(a.byteSize)}</td>
+                    <td><code class="hash">${a.sha256}</code></td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : html`<p>No artifacts.</p>`
+    }
+    <h3>Files changed</h3>
+    ${
+      trial.filesChanged?.length
+        ? html`<ul class="files">
+            ${trial.filesChanged.map((f) => html`<li><code>${f}</code></li>`)}
+          </ul>`
+        : html`<p>None.</p>`
+    }
+    <h2>Costs</h2>
+    <${Costs} costs=${trial.costs} label="Costs of the trial" />
+  `;
+}
+
+/** The trajectory in order: messages as a conversation, commands with their output, the conversation's end. */
+function Trajectory({ entries }) {
+  if (entries.length === 0) return html`<p>Nothing recorded.</p>`;
+  return html`<ol class="trajectory" id="trajectory">
+    ${entries.map((entry, index) => {
+      if (entry._tag === 'message') {
+        const who = entry.role === 'user' ? 'User' : 'Agent';
+        return html`<li class=${`message ${entry.role}`}>
+          <p class="who"><strong>${who}</strong>, turn ${entry.turn}</p>
+          <div class="text">${entry.text}</div>
+        </li>`;
+      }
+      if (entry._tag === 'command') {
+        const took = entry.finishedAtMillis && entry.startedAtMillis ? duration(entry.finishedAtMillis - entry.startedAtMillis) : null;
+        return html`<li class="command">
+          <details open=${index < 40}>
+            <summary>
+              <code>$ ${entry.command}</code>
+              <span class=${entry.exitCode === 0 ? 'exit ok' : 'exit bad'}>exit ${entry.exitCode ?? '—'}</span
+              >${took ? html` <span class="took">${took}</span>` : null}
+            </summary>
+            ${entry.output ? html`<${Code} label="Command output">${entry.output}</${Code}>` : html`<p class="hint">No output.</p>`}
+            ${entry.outputTruncated ? html`<p class="hint">Output cut at the server's cap.</p>` : null}
+          </details>
+        </li>`;
+      }
+      if (entry._tag === 'conversation') {
+        return html`<li class="conversation-end">
+          <p>The conversation ended after ${entry.turns} turn${entry.turns === 1 ? '' : 's'}: ${entry.endReason}.</p>
+        </li>`;
+      }
+      return html`<li><${Code} label=${entry._tag}>${JSON.stringify(entry, null, 2)}</${Code}></li>`;
+    })}
+  </ol>`;
+}
+
+function Capture({ label, capture }) {
+  if (!capture || capture.text === undefined || capture.text === null || capture.text === '') return null;
+  return html`<div class="capture"><h4>${label}${capture.truncated ? ' (truncated)' : ''}</h4><${Code} label=${label}>${capture.text}</${Code}></div>`;
+}
+
+function Validation({ v }) {
+  const judgments = Array.isArray(v.judgment) ? v.judgment : v.judgment ? [v.judgment] : [];
+  return html`<section class="validation" aria-label=${`Validation ${v.name}`}>
+    <h3>${v.index}. ${v.name} <${Status} status=${v.status} /></h3>
+    <${Facts}
+      label="Validation"
+      items=${[
+        ['Kind', v.kind],
+        ['Exit code', v.exitCode],
+        ['Took', duration(v.durationMs)],
+        ['Message', v.message],
+      ]}
+    />
+    <${Capture} label="Input" capture=${v.input} />
+    <${Capture} label="Output" capture=${v.output} />
+    <${Capture} label="Error" capture=${v.error} />
+    ${judgments.map(
+      (j) =>
+        html`<div class="judgment">
+          <h4>Judgment ${j.name ?? ''}</h4>
+          <${Facts}
+            label="Judgment"
+            items=${[
+              ['Model', j.model],
+              ['Evaluator', j.evaluator],
+              ['Score', j.score],
+              ['Threshold', j.threshold],
+              ['Choice', j.choice],
+              ['Reason', j.reason],
+              ['Error', j.error],
+            ]}
+          />
+        </div>`,
+    )}
+    ${
+      v.calls?.length
+        ? html`<h4>Calls</h4>
+            <ol>
+              ${v.calls.map((c) => html`<li>${c.method} · ${duration(c.durationMs)}<${Capture} label="Call input" capture=${c.input} /><${Capture} label="Call output" capture=${c.output} /></li>`)}
+            </ol>`
+        : null
+    }
+    ${v.logs?.length ? html`<h4>Logs</h4><${Code} label="Validator logs">${v.logs.map((l) => `[${l.level}] ${l.value?.text ?? ''}`).join('\n')}</${Code}>` : null}
+  </section>`;
+}
