@@ -25,7 +25,8 @@ if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's browser
 const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
 
 const ARTIFACTS = path.join(ROOT, 'test', 'artifacts');
-const README_IMAGES = path.join(ROOT, 'docs', 'images');
+/** The README's screenshots are taken again from this real run with ASSAY_UPDATE_SCREENSHOTS=1; otherwise they land with the others, in test/artifacts. */
+const README_IMAGES = process.env.ASSAY_UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'images') : ARTIFACTS;
 const KEY_NAME = 'initial key (ASSAY_INIT_API_KEY)';
 
 /** An agent that writes `word` into out.txt and says so, one line per turn. */
