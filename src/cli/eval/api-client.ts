@@ -51,6 +51,25 @@ export class AssayApi {
     return { status: response.status, body: parse(text) };
   }
 
+  /**
+   * Opens `GET <url>/v1/<operation>?…` as Server-Sent Events; null when the server does not
+   * answer with a stream (an older server without the route, a refusal, no connection).
+   */
+  async openStream(operation: string, query: Record<string, string>, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | null> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.key) headers.authorization = `Bearer ${this.key}`;
+    try {
+      const response = await fetch(`${this.url}/v1/${operation}?${new URLSearchParams(query).toString()}`, { headers, signal });
+      if (response.status === 200 && response.headers.get('content-type')?.startsWith('text/event-stream') === true && response.body !== null) {
+        return response.body;
+      }
+      await response.body?.cancel();
+      return null;
+    } catch {
+      return null;
+    }
+  }
+
   /** The answer's body when the call succeeded; an ApiRefusal otherwise. */
   async expect(operation: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
     const answer = await this.call(operation, body, headers);
