@@ -5,6 +5,7 @@ import { AllExceptionsFilter } from '#infrastructure/http/all-exceptions.filter'
 import { DecodePipe } from '#infrastructure/http/decode/decode.pipe';
 import { InfrastructureModule } from '#infrastructure/infrastructure.module';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
+import { AuditModule } from '#modules/audit/audit.module';
 import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from '#modules/auth/authentication/auth.guard';
@@ -36,6 +37,7 @@ export class AppModule {
         PromptsModule,
         ConnectorsModule,
         EnvironmentModule,
+        AuditModule,
       ],
       controllers: [HealthController],
       providers: [
