@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -6,9 +7,23 @@ import { sha256Hex, canonicalJson } from '#shared/hash';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { startBody, waitForBatch } from '../support/evals';
 import type { Answer, ApiClient } from '../support/http-client';
-import { INIT_KEY, InProcessServer, keyFor, startInProcess } from '../support/servers';
+import { CLI, INIT_KEY, InProcessServer, keyFor, startInProcess, tempDir } from '../support/servers';
 
 const SECRET = 'sk-audit-secret-0123456789';
+
+/** The compiled CLI as a child process: its exit code, standard output and standard error. */
+function runCli(args: string[], env: Record<string, string> = {}, stdoutFile?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const file = stdoutFile ? fs.createWriteStream(stdoutFile) : null;
+    child.stdout.on('data', (chunk: Buffer) => (file ? file.write(chunk) : (stdout += chunk.toString())));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (file ? file.end(() => resolve({ code, stdout, stderr })) : resolve({ code, stdout, stderr })));
+  });
+}
 
 function expectDecodeIssue(answer: Answer, property: string): void {
   expect(answer.status).toBe(400);
@@ -163,6 +178,48 @@ describeWithBubblewrap('the audit over a real history', () => {
     const writer = await keyFor(server, 'acme', ['prompts:write', 'prompts:read']);
     for (const operation of ['audit.events.list', 'audit.events.export', 'audit.verify']) {
       expect((await writer.call(operation, {})).status).toBe(403);
+    }
+  });
+
+  it('exports with the real CLI, and `assay audit verify` passes on the file and fails on an edited line', async () => {
+    const dir = tempDir('assay-audit-cli-');
+    try {
+      const file = path.join(dir, 'audit.ndjson');
+      const exported = await runCli(['audit', 'export', '--since', start, '--url', server.url], { ASSAY_API_KEY: INIT_KEY }, file);
+      expect(exported).toMatchObject({ code: 0 });
+      const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(lines.length).toBeGreaterThan(10);
+      expect(lines.slice(0, -1).map((line) => JSON.parse(line).time >= start)).not.toContain(false);
+      const intact = await runCli(['audit', 'verify', file]);
+      expect(intact.code).toBe(0);
+      expect(intact.stdout).toContain(`${lines.length - 1} events`);
+
+      const edited = [...lines];
+      const target = edited.findIndex((line) => line.includes('"PromptChannelPromoted"'));
+      edited[target] = edited[target].replace('"toVersion":1', '"toVersion":2');
+      expect(edited[target]).not.toBe(lines[target]);
+      fs.writeFileSync(file, edited.join('\n') + '\n');
+      const tampered = await runCli(['audit', 'verify', file]);
+      expect(tampered.code).toBe(1);
+      expect(tampered.stdout).toContain(`line ${target + 1}`);
+
+      fs.writeFileSync(file, lines.slice(0, -3).concat(lines.at(-1) ?? '').join('\n') + '\n');
+      const shortened = await runCli(['audit', 'verify', file]);
+      expect(shortened.code).toBe(1);
+      expect(shortened.stdout).toContain(`line ${lines.length - 2}`);
+
+      fs.writeFileSync(file, lines.slice(0, -1).join('\n') + '\n');
+      expect((await runCli(['audit', 'verify', file])).stdout).toContain('incomplete');
+
+      expect((await runCli(['audit', 'verify', path.join(dir, 'missing.ndjson')])).code).toBe(2);
+      expect((await runCli(['audit', 'verify'])).code).toBe(2);
+      expect((await runCli(['audit', 'export', '--url', server.url], { ASSAY_API_KEY: INIT_KEY })).code).toBe(2);
+      expect((await runCli(['audit', 'export', '--since', 'last week', '--url', server.url], { ASSAY_API_KEY: INIT_KEY })).code).toBe(2);
+      const refused = await runCli(['audit', 'export', '--since', start, '--url', server.url], { ASSAY_API_KEY: 'assay_wrong' });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('401');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -15,6 +15,8 @@ export interface AuditEventView {
   correlationId: string;
   causationId: string;
   data: unknown;
+  /** The metadata as stored (organization, actor, correlation and causation ids): the chain hash covers it. */
+  metadata: AuditedEvent['metadata'];
   /** Null for events stored before the organization's chain began. */
   chain: ChainLink | null;
 }
@@ -33,6 +35,7 @@ export function auditEventView(event: AuditedEvent): AuditEventView {
     correlationId: metadata.correlationId,
     causationId: metadata.causationId,
     data: event.data,
+    metadata,
     chain: event.chain,
   };
 }
