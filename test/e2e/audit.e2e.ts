@@ -203,7 +203,13 @@ describeWithBubblewrap('the audit over a real history', () => {
       expect(tampered.code).toBe(1);
       expect(tampered.stdout).toContain(`line ${target + 1}`);
 
-      fs.writeFileSync(file, lines.slice(0, -3).concat(lines.at(-1) ?? '').join('\n') + '\n');
+      fs.writeFileSync(
+        file,
+        lines
+          .slice(0, -3)
+          .concat(lines.at(-1) ?? '')
+          .join('\n') + '\n',
+      );
       const shortened = await runCli(['audit', 'verify', file]);
       expect(shortened.code).toBe(1);
       expect(shortened.stdout).toContain(`line ${lines.length - 2}`);
@@ -238,7 +244,12 @@ describeWithBubblewrap('the audit over a real history', () => {
     const answer = await api.call('audit.verify', {});
     expect(answer.body).toMatchObject({
       ok: false,
-      firstBreak: { position: promoted.position, stream: promoted.stream, revision: promoted.revision, reason: expect.stringContaining('does not match its hash') },
+      firstBreak: {
+        position: promoted.position,
+        stream: promoted.stream,
+        revision: promoted.revision,
+        reason: expect.stringContaining('does not match its hash'),
+      },
     });
     expect(answer.body.checked).toBeLessThan((await listAll(api, {})).length);
     expect((await other.call('audit.verify', {})).body.ok).toBe(true);

@@ -36,7 +36,7 @@ export class ExportChainCheck {
       this.trailer = { count: trailer.count, chainHash: trailer.chainHash, line: this.lineNumber };
       return null;
     }
-    if (!matchesOwnHash(parsed as ExportedEvent)) return this.fail("The event does not match the hash the log gave it: the line was changed after the export.");
+    if (!matchesOwnHash(parsed as ExportedEvent)) return this.fail('The event does not match the hash the log gave it: the line was changed after the export.');
     this.hash = nextExportHash(this.hash, parsed);
     this.events += 1;
     return null;
@@ -47,11 +47,17 @@ export class ExportChainCheck {
     if (this.broken) return { break: this.broken, events: this.events };
     if (!this.trailer) return { break: { line: this.lineNumber, reason: 'No trailer line: the export is incomplete (cut short).' }, events: this.events };
     if (this.trailer.count !== this.events) {
-      return { break: { line: this.trailer.line, reason: `The trailer counts ${String(this.trailer.count)} events but the file holds ${this.events}.` }, events: this.events };
+      return {
+        break: { line: this.trailer.line, reason: `The trailer counts ${String(this.trailer.count)} events but the file holds ${this.events}.` },
+        events: this.events,
+      };
     }
     if (this.trailer.chainHash !== this.hash) {
       return {
-        break: { line: this.trailer.line, reason: 'The chain hash of the event lines does not match the trailer: a line was changed, removed, added or reordered.' },
+        break: {
+          line: this.trailer.line,
+          reason: 'The chain hash of the event lines does not match the trailer: a line was changed, removed, added or reordered.',
+        },
         events: this.events,
       };
     }
@@ -80,7 +86,8 @@ interface ExportedEvent {
 function matchesOwnHash(event: ExportedEvent): boolean {
   if (event.chain === null || event.chain === undefined) return true;
   const { id, type, stream, revision, data, metadata, time } = event;
-  if (typeof id !== 'string' || typeof type !== 'string' || typeof stream !== 'string' || typeof revision !== 'number' || typeof time !== 'string') return false;
+  if (typeof id !== 'string' || typeof type !== 'string' || typeof stream !== 'string' || typeof revision !== 'number' || typeof time !== 'string')
+    return false;
   const prevHash = typeof event.chain.prevHash === 'string' ? event.chain.prevHash : null;
   return eventHash({ id, type, streamName: stream, revision, data, metadata, createdAt: time }, prevHash) === event.chain.hash;
 }

@@ -15,7 +15,9 @@ export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const position = Number(text.slice(PREFIX.length));
   if (!text.startsWith(PREFIX) || !/^\d+$/.test(text.slice(PREFIX.length)) || !Number.isSafeInteger(position)) {
-    throw new BadRequest('"cursor" is not a cursor this service gave: pass the "next" of a previous answer unchanged, or leave it out to start at the oldest event.');
+    throw new BadRequest(
+      '"cursor" is not a cursor this service gave: pass the "next" of a previous answer unchanged, or leave it out to start at the oldest event.',
+    );
   }
   return position;
 }

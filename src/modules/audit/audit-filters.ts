@@ -28,7 +28,11 @@ export const OptionalCategories = (): PropertyDecorator =>
     IsArray({ message: 'Expected an array of stream categories' }),
     ArrayMaxSize(MAX_CATEGORIES, { message: `must hold at most ${MAX_CATEGORIES} categories` }),
     ArrayUnique({ message: 'must not repeat a category' }),
-    EachElement((value) => typeof value === 'string' && CATEGORY_PATTERN.test(value), 'Refinement', 'must be a stream category: 1 to 64 of A-Z a-z 0-9 _ . : $'),
+    EachElement(
+      (value) => typeof value === 'string' && CATEGORY_PATTERN.test(value),
+      'Refinement',
+      'must be a stream category: 1 to 64 of A-Z a-z 0-9 _ . : $',
+    ),
   );
 
 export const OptionalText = (max: number): PropertyDecorator =>

@@ -8,7 +8,12 @@ import type { AuditedEvent, EventMetadata, OrganizationReadOptions } from '../ev
  * these columns existed are migrated in place: their rows get their organization and no hash.
  */
 export function migrateForAudit(db: Database.Database): void {
-  const columns = new Set(db.prepare<[], { name: string }>('PRAGMA table_info(events)').all().map((column) => column.name));
+  const columns = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(events)')
+      .all()
+      .map((column) => column.name),
+  );
   if (!columns.has('organization')) {
     db.transaction(() => {
       db.exec('ALTER TABLE events ADD COLUMN organization TEXT');

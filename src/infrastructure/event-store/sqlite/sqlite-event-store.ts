@@ -168,7 +168,10 @@ export class SqliteEventStore implements EventStore {
 
   async readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
     const { sql, parameters } = organizationQuery(options);
-    return this.db.prepare<Array<string | number>, AuditRow>(sql).all(...parameters).map(toAuditedEvent);
+    return this.db
+      .prepare<Array<string | number>, AuditRow>(sql)
+      .all(...parameters)
+      .map(toAuditedEvent);
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
@@ -209,8 +212,18 @@ export class SqliteEventStore implements EventStore {
       const organization = typeof event.metadata.organization === 'string' ? event.metadata.organization : null;
       let link: { prevHash: string | null; hash: string | null } = { prevHash: null, hash: null };
       if (organization !== null) {
-        const prevHash = lastHashes.has(organization) ? (lastHashes.get(organization) ?? null) : (this.statements.organizationTip.get(organization)?.hash ?? null);
-        const stored = { id: event.id, type: event.type, streamName: stream, revision, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as unknown, createdAt };
+        const prevHash = lastHashes.has(organization)
+          ? (lastHashes.get(organization) ?? null)
+          : (this.statements.organizationTip.get(organization)?.hash ?? null);
+        const stored = {
+          id: event.id,
+          type: event.type,
+          streamName: stream,
+          revision,
+          data: JSON.parse(data) as unknown,
+          metadata: JSON.parse(metadata) as unknown,
+          createdAt,
+        };
         link = { prevHash, hash: eventHash(stored, prevHash) };
         lastHashes.set(organization, link.hash);
       }

@@ -29,7 +29,10 @@ export function walkChain(walk: ChainWalk, event: AuditedEvent): ChainWalk {
   const at = { position: event.position, stream: event.streamName, revision: event.revision };
   if (event.chain === null) {
     if (walk.lastHash === undefined) return { ...walk, unchained: walk.unchained + 1 };
-    return { ...walk, firstBreak: { ...at, reason: 'The event has no hash although the events before it have: it was inserted, or its hash removed, after it was stored.' } };
+    return {
+      ...walk,
+      firstBreak: { ...at, reason: 'The event has no hash although the events before it have: it was inserted, or its hash removed, after it was stored.' },
+    };
   }
   const expectedPrevious = walk.lastHash ?? null;
   if (event.chain.prevHash !== expectedPrevious) {
@@ -45,7 +48,10 @@ export function walkChain(walk: ChainWalk, event: AuditedEvent): ChainWalk {
     };
   }
   if (eventHash(event, event.chain.prevHash) !== event.chain.hash) {
-    return { ...walk, firstBreak: { ...at, reason: 'The event does not match its hash: its type, stream, revision, data, metadata or time changed after it was stored.' } };
+    return {
+      ...walk,
+      firstBreak: { ...at, reason: 'The event does not match its hash: its type, stream, revision, data, metadata or time changed after it was stored.' },
+    };
   }
   return { ...walk, lastHash: event.chain.hash, checked: walk.checked + 1 };
 }
