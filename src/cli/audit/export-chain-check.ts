@@ -36,7 +36,7 @@ export class ExportChainCheck {
       this.trailer = { count: trailer.count, chainHash: trailer.chainHash, line: this.lineNumber };
       return null;
     }
-    if (!matchesOwnHash(parsed as ExportedEvent)) return this.fail('The event does not match the hash the log gave it: the line was changed after the export.');
+    if (!matchesOwnHash(parsed)) return this.fail('The event does not match the hash the log gave it: the line was changed after the export.');
     this.hash = nextExportHash(this.hash, parsed);
     this.events += 1;
     return null;

@@ -22,7 +22,7 @@ export const CHAIN_METADATA_KEY = 'assayChain';
 /** Splits the chain link out of stored metadata, so the metadata reads as it was appended. */
 export function withChainFromMetadata(event: RecordedEvent): AuditedEvent {
   const { [CHAIN_METADATA_KEY]: chain, ...metadata } = event.metadata;
-  return { ...event, metadata: metadata as RecordedEvent['metadata'], chain: isChainLink(chain) ? chain : null };
+  return { ...event, metadata: metadata, chain: isChainLink(chain) ? chain : null };
 }
 
 function isChainLink(value: unknown): value is ChainLink {

@@ -20,8 +20,8 @@ export class ListAuditEventsHandler implements IQueryHandler<ListAuditEvents, Au
 
   async execute({ organization, request }: ListAuditEvents): Promise<AuditEventPage> {
     const limit = request.limit ?? DEFAULT_AUDIT_LIMIT;
-    const categories = request.category == null ? null : [request.category];
-    const options = readOptions(organization, { ...request, categories }, limit + 1);
+    const { stream, type, actor, from, to, category } = request;
+    const options = readOptions(organization, { stream, type, actor, from, to, categories: category == null ? null : [category] }, limit + 1);
     if (request.cursor != null) options.after = decodeCursor(request.cursor);
     const found = await this.eventStore.readOrganization(options);
     const page = found.slice(0, limit);
