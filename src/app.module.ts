@@ -6,6 +6,7 @@ import { DecodePipe } from '#infrastructure/http/decode/decode.pipe';
 import { InfrastructureModule } from '#infrastructure/infrastructure.module';
 import type { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
+import { AuditModule } from '#modules/audit/audit.module';
 import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from '#modules/auth/authentication/auth.guard';
@@ -43,6 +44,7 @@ export class AppModule {
         WatchBatchModule.withLimit(runtime.config.watchStreamsPerOrganization),
         ApiReferenceModule,
         ...(metrics ? [TrialMetricsModule.into(metrics)] : []),
+        AuditModule,
       ],
       controllers: [HealthController],
       providers: [

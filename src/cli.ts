@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from './config';
 import { Refusal, UsageError } from './cli/errors';
+import { isAuditUsage, registerAuditCommand } from './cli/audit/audit-command';
 import { isEvalUsage, registerEvalCommand } from './cli/eval/eval-command';
 import { EXIT } from './cli/eval/exit-codes';
 import { PERMISSIONS } from '#shared/permissions';
@@ -18,6 +19,9 @@ const USAGE = `Usage: assay <command>
                                           (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are;
                                           refused while a server uses the data directory, unless --force
   projections rebuild                     drop the read models and replay the event log
+  audit export --since TIME [--until TIME] [--category C]... [--url URL] [--key KEY] > FILE
+                                          the organization's events as NDJSON, with a chain-hash trailer
+  audit verify FILE                       check an export offline: 0 intact, 1 at its first bad line
 
 Permissions: ${PERMISSIONS.join(', ')}`;
 
@@ -97,6 +101,7 @@ function buildProgram(): Command {
     .action(async () => (await admin()).rebuildProjections());
 
   registerEvalCommand(program);
+  registerAuditCommand(program);
   return program;
 }
 
@@ -113,6 +118,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (isEvalUsage(error)) {
     process.stderr.write(`assay eval: ${error.message}\nRun "assay eval --help" for its options.\n`);
     process.exit(EXIT.usage);
+  }
+  if (isAuditUsage(error)) {
+    process.stderr.write(`assay audit: ${error.message}\nRun "assay audit export --help" or "assay audit verify --help" for the options.\n`);
+    process.exit(2);
   }
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
   else if (error instanceof Refusal) process.stderr.write(`${error.message}\n`);

@@ -9,6 +9,7 @@ export const PERMISSIONS = [
   'environment:read',
   'environment:write',
   'keys:admin',
+  'audit:read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

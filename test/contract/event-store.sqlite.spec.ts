@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
 import { NewEvent, RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { eventHash } from '#shared/event-chain';
 import { tempDir } from '../support/temp-dirs';
 
 /** Child processes load the compiled adapter: `npm test` builds dist/ before running jest. */
@@ -160,5 +161,59 @@ describe('SqliteEventStore', () => {
     expect(acknowledged.size).toBeGreaterThanOrEqual(50);
     const stored = await open().readStream(stream);
     for (const [revision, id] of acknowledged) expect(stored[revision]?.id).toBe(id);
+  });
+});
+
+describe('SqliteEventStore: the organization hash chain', () => {
+  let storage: ReturnType<typeof temporaryFile>;
+  beforeEach(() => {
+    storage = temporaryFile();
+  });
+  afterEach(() => storage.remove());
+
+  const metadata = { organization: 'acme', actor: 'system:test', correlationId: 'c', causationId: 'c' };
+
+  it('links each event of an organization to the one before it, across streams, and recomputes from what is stored', async () => {
+    const store = new SqliteEventStore(storage.file);
+    try {
+      await store.append(
+        'a-1',
+        [
+          { ...sampleEvent(), metadata },
+          { ...sampleEvent(), metadata },
+        ],
+        'no_stream',
+      );
+      await store.append('b-1', [{ ...sampleEvent(), metadata: { ...metadata, organization: 'globex' } }], 'no_stream');
+      await store.append('b-2', [{ ...sampleEvent(), data: { nested: { z: 1, a: [1, 'x'] } }, metadata }], 'no_stream');
+      const events = await store.readOrganization({ organization: 'acme', maxCount: 10 });
+      expect(events.map((event) => event.chain?.prevHash ?? null)).toEqual([null, events[0].chain?.hash, events[1].chain?.hash]);
+      for (const event of events) expect(eventHash(event, event.chain?.prevHash ?? null)).toBe(event.chain?.hash);
+      const [globex] = await store.readOrganization({ organization: 'globex', maxCount: 10 });
+      expect(globex.chain?.prevHash).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migrates a log written before the chain: old rows keep no hash, the chain starts at the next append', async () => {
+    const old = new Database(storage.file);
+    old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, stream TEXT NOT NULL, revision INTEGER NOT NULL,
+      type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (stream, revision))`);
+    old
+      .prepare('INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, 0, ?, ?, ?, ?)')
+      .run(randomUUID(), 'old-1', 'OldEvent', '{}', JSON.stringify(metadata), new Date().toISOString());
+    old.close();
+    const store = new SqliteEventStore(storage.file);
+    try {
+      await store.append('new-1', [{ ...sampleEvent(), metadata }], 'no_stream');
+      const events = await store.readOrganization({ organization: 'acme', maxCount: 10 });
+      expect(events.map((event) => [event.type, event.chain === null, event.chain?.prevHash ?? null])).toEqual([
+        ['OldEvent', true, null],
+        ['SampleRecorded', false, null],
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });

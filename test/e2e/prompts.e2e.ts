@@ -91,6 +91,7 @@ describe('prompts over real HTTP', () => {
       channel: 'staging',
       fromVersion: null,
       toVersion: 2,
+      evidence: null,
     });
   });
 

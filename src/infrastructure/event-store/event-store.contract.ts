@@ -124,6 +124,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Open
     subscriptionSpecs(subject);
     subscriptionClosingSpecs(subject);
     secondStoreSpecs(subject);
+    organizationReadSpecs(subject);
   });
 }
 
@@ -419,4 +420,33 @@ function secondStoreSpecs(subject: Subject): void {
 
 function idsAt(batch: NewEvent[], indexes: number[]): string[] {
   return indexes.map((index) => batch[index].id);
+}
+
+function organizationReadSpecs(subject: Subject): void {
+  describe('reading one organization', () => {
+    it('answers only its events, in position order, filtered and paged by position', async () => {
+      const organization = `org_${randomUUID().replace(/-/g, '')}`;
+      const ours = (type: string): NewEvent => ({ ...newEvent(type), metadata: { ...newEvent().metadata, organization, actor: `actor-${type}` } });
+      const batch = uniqueStream('batch');
+      const prompt = uniqueStream('prompt');
+      await subject.store.append(batch, [ours('Started'), newEvent('Elsewhere')], 'no_stream');
+      await subject.store.append(prompt, [ours('Appended'), ours('Promoted')], 'no_stream');
+      const all = await subject.store.readOrganization({ organization, maxCount: 100 });
+      expect(all.map((event) => event.type)).toEqual(['Started', 'Appended', 'Promoted']);
+      expectStrictlyIncreasing(all.map((event) => event.position));
+      const page = await subject.store.readOrganization({ organization, after: all[0].position, maxCount: 1 });
+      expect(page.map((event) => event.type)).toEqual(['Appended']);
+      expect((await subject.store.readOrganization({ organization, maxCount: 100, stream: prompt })).map((event) => event.type)).toEqual([
+        'Appended',
+        'Promoted',
+      ]);
+      expect((await subject.store.readOrganization({ organization, maxCount: 100, categories: ['contract_batch'] })).map((event) => event.type)).toEqual([
+        'Started',
+      ]);
+      expect((await subject.store.readOrganization({ organization, maxCount: 100, type: 'Promoted' })).map((event) => event.streamName)).toEqual([prompt]);
+      expect((await subject.store.readOrganization({ organization, maxCount: 100, actor: 'actor-Appended' })).map((event) => event.type)).toEqual(['Appended']);
+      expect(await subject.store.readOrganization({ organization, maxCount: 100, from: '2999-01-01T00:00:00.000Z' })).toEqual([]);
+      expect(await subject.store.readOrganization({ organization, maxCount: 100, to: '2000-01-01T00:00:00.000Z' })).toEqual([]);
+    });
+  });
 }

@@ -5,6 +5,7 @@
  */
 
 import type { EventMetadata } from '#shared/domain-event';
+import type { ChainLink } from '#shared/event-chain';
 
 // Defined in shared/, so that domain code names it without depending on the store; re-exported for the port's users.
 export type { EventMetadata } from '#shared/domain-event';
@@ -63,6 +64,28 @@ export interface ReadAllOptions {
   maxCount?: number;
 }
 
+/** One organization's events, oldest first, narrowed by the audit's filters (all optional). */
+export interface OrganizationReadOptions {
+  organization: string;
+  /** Exclusive: events strictly after this position. */
+  after?: number;
+  maxCount: number;
+  stream?: string;
+  /** Stream categories: the part of the stream name before its first `-`. */
+  categories?: string[];
+  type?: string;
+  /** The metadata's actor. */
+  actor?: string;
+  /** Inclusive bounds on the stored time (ISO-8601 UTC with milliseconds). */
+  from?: string;
+  to?: string;
+}
+
+/** An event with its link in the organization's hash chain; null for events stored before the chain existed. */
+export interface AuditedEvent extends RecordedEvent {
+  chain: ChainLink | null;
+}
+
 export interface SubscribeToAllOptions {
   /** Exclusive; omit it to start from the beginning of the log. */
   after?: number;
@@ -82,6 +105,8 @@ export interface EventStore {
   /** An absent stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** One organization's events in position order, read through an index, never by scanning the whole log. */
+  readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]>;
   subscribeToAll(options?: SubscribeToAllOptions): AllSubscription;
   /** The position of the newest event in the log, or -1 when it is empty. */
   headPosition(): Promise<number>;
@@ -109,6 +134,12 @@ export class IdempotencyViolation extends Error {
     super(`Some, but not all, of the events appended to "${stream}" were already stored.`);
     this.name = 'IdempotencyViolation';
   }
+}
+
+/** A stream's category: the part of its name before the first `-` (`batch`, `trial`, `prompt`…). */
+export function categoryOf(stream: string): string {
+  const dash = stream.indexOf('-');
+  return dash === -1 ? stream : stream.slice(0, dash);
 }
 
 /** `$`-prefixed streams belong to the store itself; domain code never writes them. */

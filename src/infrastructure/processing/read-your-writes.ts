@@ -1,9 +1,11 @@
 import type {
   AllSubscription,
   AppendResult,
+  AuditedEvent,
   EventStore,
   ExpectedRevision,
   NewEvent,
+  OrganizationReadOptions,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -73,6 +75,10 @@ export class PositionTrackingEventStore implements EventStore {
 
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.inner.readAll(options);
+  }
+
+  readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
+    return this.inner.readOrganization(options);
   }
 
   subscribeToAll(options?: SubscribeToAllOptions): AllSubscription {

@@ -1,6 +1,7 @@
 import type { Decider } from '#shared/decider';
 import { Conflict } from '#shared/errors';
 import { promptNotFound, versionNotFound } from './prompt.errors';
+import type { PromotionEvidence } from './promotion-evidence';
 import { LATEST, pointerOf, PRODUCTION, PromptChannelPromoted, PromptEvent } from './prompt.events';
 
 /** Who did it and when: from the request, so the decider stays deterministic. */
@@ -27,6 +28,8 @@ export interface PromotePromptChannel extends Attribution {
   type: 'PromotePromptChannel';
   channel: string;
   version: number;
+  /** The batch that vouched for the version, already checked against the channel's policy. */
+  evidence?: PromotionEvidence;
 }
 
 export type PromptCommand = AppendPromptVersion | PromotePromptChannel;
@@ -81,7 +84,8 @@ function promote(command: PromotePromptChannel, state: PromptState): PromptEvent
     );
   }
   if (pointerOf(state.channels, channel) === version) return [];
-  return [promoted(command, state, channel, version, notBefore(command.now, state.lastAt))];
+  const event = promoted(command, state, channel, version, notBefore(command.now, state.lastAt));
+  return [command.evidence ? { ...event, data: { ...event.data, evidence: command.evidence } } : event];
 }
 
 function promoted(command: Attribution, state: PromptState, channel: string, toVersion: number, at: string): PromptChannelPromoted {

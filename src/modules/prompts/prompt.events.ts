@@ -35,6 +35,8 @@ export type PromptChannelPromoted = DomainEvent<
     actor: string;
     actorId: string;
     promotedAt: string;
+    /** The batch that vouched for the version (prompts.promote {evidence}); absent when none was given. */
+    evidence?: { batchId: string; scored: number; passed: number; passRate: number | null };
   }
 >;
 

@@ -1,5 +1,6 @@
 import { Recorded, typedDocumentProjection } from '../typed-projection';
-import { PROMPT_EVENT_TYPES, PromptEvent, PromptVersionAppended } from './prompt.events';
+import { promptPolicyProjection } from './prompt-policy';
+import { PROMPT_EVENT_TYPES, PromptChannelPromoted, PromptEvent, PromptVersionAppended } from './prompt.events';
 
 /**
  * Three read models per prompt: a small summary with the channel pointers, one document per
@@ -53,6 +54,8 @@ export type PromptHistoryDocument = {
   channel: string | null;
   fromVersion: number | null;
   toVersion: number | null;
+  /** promoted: the batch that vouched for the version, when one was named. Absent in entries projected before evidence existed. */
+  evidence?: PromptChannelPromoted['data']['evidence'] | null;
 };
 
 export function promptKey(organization: string, promptId: string): string {
@@ -108,7 +111,7 @@ function historyKey(event: Recorded<PromptEvent>): string {
 export const promptHistoryProjection = typedDocumentProjection<PromptEvent, PromptHistoryDocument>({
   name: 'prompt-history',
   collection: PROMPT_HISTORY,
-  indexes: [{ keys: { organization: 1, promptId: 1, revision: 1 }, unique: true }],
+  indexes: [{ keys: { organization: 1, promptId: 1, revision: 1 }, unique: true }, { keys: { organization: 1, at: 1 } }],
   eventTypes: PROMPT_EVENT_TYPES,
   documentId: historyKey,
   evolve(_document, event) {
@@ -119,9 +122,21 @@ export const promptHistoryProjection = typedDocumentProjection<PromptEvent, Prom
       const move = { channel: null, fromVersion: null, toVersion: null };
       return { ...entry, kind: 'appended', at: createdAt, actor: author, actorId: authorId, version, message: message ?? null, ...move };
     }
-    const { promotedAt, actor, actorId, channel, fromVersion, toVersion } = event.data;
-    return { ...entry, kind: 'promoted', at: promotedAt, actor, actorId, version: null, message: null, channel, fromVersion, toVersion };
+    const { promotedAt, actor, actorId, channel, fromVersion, toVersion, evidence } = event.data;
+    return {
+      ...entry,
+      kind: 'promoted',
+      at: promotedAt,
+      actor,
+      actorId,
+      version: null,
+      message: null,
+      channel,
+      fromVersion,
+      toVersion,
+      evidence: evidence ?? null,
+    };
   },
 });
 
-export const promptProjections = [promptProjection, promptVersionProjection, promptHistoryProjection] as const;
+export const promptProjections = [promptProjection, promptVersionProjection, promptHistoryProjection, promptPolicyProjection] as const;

@@ -9,12 +9,27 @@ import { ListVersionsController } from './list-versions/list-versions.controller
 import { ListPromptVersionsHandler } from './list-versions/list-versions.handler';
 import { PromoteChannelController } from './promote-channel/promote-channel.controller';
 import { PromotePromptChannelHandler } from './promote-channel/promote-channel.handler';
+import { ListPromptPoliciesController } from './list-policies/list-policies.controller';
+import { SetPromptPolicyController } from './set-policy/set-policy.controller';
+import { SetPromptPolicyHandler } from './set-policy/set-policy.handler';
+import { PromptsSnapshotController } from './snapshot/snapshot.controller';
+import { GetPromptsSnapshotHandler } from './snapshot/snapshot.handler';
 import { PromptHistoryController } from './prompt-history/prompt-history.controller';
 import { GetPromptHistoryHandler } from './prompt-history/prompt-history.handler';
 
 /** Versioned prompts: appended versions, channels that are promoted, and their replayable history. */
 @Module({
-  controllers: [CreateVersionController, PromoteChannelController, GetPromptController, ListPromptsController, ListVersionsController, PromptHistoryController],
+  controllers: [
+    CreateVersionController,
+    PromoteChannelController,
+    GetPromptController,
+    ListPromptsController,
+    ListVersionsController,
+    PromptHistoryController,
+    PromptsSnapshotController,
+    SetPromptPolicyController,
+    ListPromptPoliciesController,
+  ],
   providers: [
     CreatePromptVersionHandler,
     PromotePromptChannelHandler,
@@ -22,6 +37,8 @@ import { GetPromptHistoryHandler } from './prompt-history/prompt-history.handler
     ListPromptsHandler,
     ListPromptVersionsHandler,
     GetPromptHistoryHandler,
+    GetPromptsSnapshotHandler,
+    SetPromptPolicyHandler,
   ],
 })
 export class PromptsModule {}

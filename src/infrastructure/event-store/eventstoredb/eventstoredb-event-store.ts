@@ -28,6 +28,8 @@ import {
   ExpectedRevision,
   IdempotencyViolation,
   NewEvent,
+  OrganizationReadOptions,
+  AuditedEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -35,6 +37,7 @@ import {
   WrongExpectedVersion,
   isSystemStream,
 } from '../event-store.port';
+import { matchesOrganizationRead, withChainFromMetadata } from '../organization-filter';
 
 /*
  * Positions. EventStoreDB orders `$all` by a {commit, prepare} pair of byte offsets in its
@@ -49,6 +52,7 @@ import {
 
 /** How far back a re-append of the same ids is recognised when the server would not catch it. */
 const IDEMPOTENCY_WINDOW = 200;
+const ORGANIZATION_READ_PAGE = 500;
 
 type StoredEsdbEvent = NonNullable<ResolvedEvent['event']> | NonNullable<AllStreamResolvedEvent['event']>;
 
@@ -195,6 +199,26 @@ export class EventStoreDbEventStore implements EventStore {
         await read.cancel();
         break;
       }
+    }
+    return found;
+  }
+
+  /**
+   * EventStoreDB indexes no metadata, so an organization's events are found by reading `$all`
+   * forwards from the cursor, page by page, and keeping the organization's: bounded by the cursor,
+   * not by the log's size, for each page the caller asks for. No chain is kept here yet (see
+   * docs/decisions.md): every event reads with `chain: null`.
+   */
+  async readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
+    const found: AuditedEvent[] = [];
+    let after = options.after;
+    while (found.length < options.maxCount) {
+      const page = await this.readAll({ after, maxCount: ORGANIZATION_READ_PAGE });
+      for (const event of page) {
+        if (matchesOrganizationRead(event, options) && found.length < options.maxCount) found.push(withChainFromMetadata(event));
+      }
+      if (page.length < ORGANIZATION_READ_PAGE) break;
+      after = page[page.length - 1].position;
     }
     return found;
   }

@@ -1,18 +1,22 @@
 import Database from 'better-sqlite3';
+import { eventHash } from '#shared/event-chain';
 import {
   AllSubscription,
   AppendResult,
+  AuditedEvent,
   EventStore,
   EventMetadata,
   ExpectedRevision,
   IdempotencyViolation,
   NewEvent,
+  OrganizationReadOptions,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
   SubscribeToAllOptions,
   WrongExpectedVersion,
 } from '../event-store.port';
+import { AuditRow, migrateForAudit, organizationQuery, toAuditedEvent } from './sqlite-audit';
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes or instances. */
@@ -63,6 +67,7 @@ function openDatabase(filePath: string): Database.Database {
   // FULL syncs the WAL on every commit, so an acknowledged append survives power loss too.
   db.pragma('synchronous = FULL');
   db.exec(SCHEMA);
+  migrateForAudit(db);
   return db;
 }
 
@@ -74,8 +79,11 @@ function prepareStatements(db: Database.Database) {
     // which already yields the earliest position first.
     firstRevisionOfId: db.prepare<[string, string], StreamTip>('SELECT revision, position FROM events WHERE id = ? AND stream = ? LIMIT 1'),
     eventAt: db.prepare<[string, number], Pick<EventRow, 'id' | 'position'>>('SELECT id, position FROM events WHERE stream = ? AND revision = ?'),
-    insert: db.prepare<[string, string, number, string, string, string, string]>(
-      'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    insert: db.prepare<[string, string, number, string, string, string, string, string | null, string | null, string | null]>(
+      'INSERT INTO events (id, stream, revision, type, data, metadata, created_at, organization, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    organizationTip: db.prepare<[string], { hash: string | null }>(
+      'SELECT hash FROM events INDEXED BY events_by_organization WHERE organization = ? ORDER BY position DESC LIMIT 1',
     ),
     streamForwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`),
     streamBackwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`),
@@ -158,6 +166,14 @@ export class SqliteEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
+  async readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
+    const { sql, parameters } = organizationQuery(options);
+    return this.db
+      .prepare<Array<string | number>, AuditRow>(sql)
+      .all(...parameters)
+      .map(toAuditedEvent);
+  }
+
   subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
     if (!this.db.open) throw new Error('The SQLite event store is closed.');
     const subscription = new SqliteAllSubscription(
@@ -187,16 +203,31 @@ export class SqliteEventStore implements EventStore {
     if (!expectationHolds(expected, actual)) throw new WrongExpectedVersion(stream, expected, actual);
     const createdAt = new Date().toISOString();
     let position = tip?.position ?? -1;
+    // Inside the write transaction: the organization's last hash cannot change under us.
+    const lastHashes = new Map<string, string | null>();
     events.forEach((event, index) => {
-      const inserted = this.statements.insert.run(
-        event.id,
-        stream,
-        actual + 1 + index,
-        event.type,
-        JSON.stringify(event.data ?? null),
-        JSON.stringify(event.metadata),
-        createdAt,
-      );
+      const revision = actual + 1 + index;
+      const data = JSON.stringify(event.data ?? null);
+      const metadata = JSON.stringify(event.metadata);
+      const organization = typeof event.metadata.organization === 'string' ? event.metadata.organization : null;
+      let link: { prevHash: string | null; hash: string | null } = { prevHash: null, hash: null };
+      if (organization !== null) {
+        const prevHash = lastHashes.has(organization)
+          ? (lastHashes.get(organization) ?? null)
+          : (this.statements.organizationTip.get(organization)?.hash ?? null);
+        const stored = {
+          id: event.id,
+          type: event.type,
+          streamName: stream,
+          revision,
+          data: JSON.parse(data) as unknown,
+          metadata: JSON.parse(metadata) as unknown,
+          createdAt,
+        };
+        link = { prevHash, hash: eventHash(stored, prevHash) };
+        lastHashes.set(organization, link.hash);
+      }
+      const inserted = this.statements.insert.run(event.id, stream, revision, event.type, data, metadata, createdAt, organization, link.prevHash, link.hash);
       position = Number(inserted.lastInsertRowid);
     });
     return { appended: events.length > 0, result: { nextExpectedRevision: actual + events.length, position } };

@@ -10,6 +10,7 @@ import { suiteDecider, suiteStream } from '../suites/suite.events';
 import { batchSlotsDecider, batchSlotsStream } from './batch-slots.decider';
 import { BatchStarted, batchStream, Trigger } from './batch.events';
 import { planBatch, PlannedBatch } from './batch-plan';
+import { PromptReference, resolvePromptReferences } from './prompt-references';
 import { checkExecutionRules, unsandboxedVariants } from './execution-rules';
 import { idempotencyDecider, idempotencyStream } from './idempotency';
 import { BatchPlan, checkBatchPlan } from './start-rules';
@@ -27,6 +28,8 @@ export interface StartRequest {
   context: CommandContext;
   /** Started by a local runner (runner.batches.start): its `local` variants are the runner's to run. */
   local?: boolean;
+  /** The `{{prompt:ID@VERSION}}` the suite prompt named, resolved at start. */
+  promptReferences?: PromptReference[];
 }
 
 /** Enough concurrent starts to contend for the slots stream without giving up early. */
@@ -48,7 +51,10 @@ export class BatchStarter {
     this.policy = policy ?? STRICT_EXECUTION_POLICY;
   }
 
-  async start(request: StartRequest): Promise<StartedBatch> {
+  async start(original: StartRequest): Promise<StartedBatch> {
+    const resolved = await resolvePromptReferences(this.eventStore, original.context.caller.organization, original.plan.suite.prompt);
+    const plan = { ...original.plan, suite: { ...original.plan.suite, prompt: resolved.prompt } };
+    const request: StartRequest = { ...original, plan, promptReferences: resolved.references };
     checkBatchPlan(request.plan, { localRunner: request.local === true });
     checkExecutionRules(request.plan, this.policy);
     const { context } = request;
@@ -129,6 +135,7 @@ export class BatchStarter {
         author: context.caller.name,
         idempotencyKey: request.idempotency?.key ?? null,
         ...(request.local === true ? { local: true } : {}),
+        ...(request.promptReferences && request.promptReferences.length > 0 ? { prompts: request.promptReferences } : {}),
       },
     };
     await this.eventStore.append(batchStream(planned.batchId), [{ id: globalThis.crypto.randomUUID(), ...started, metadata }], 'no_stream');

@@ -48,6 +48,8 @@ export type BatchStarted = DomainEvent<
     idempotencyKey: string | null;
     /** Started by a local runner (runner.batches.start); absent in batches started before it existed. */
     local?: boolean;
+    /** The prompt versions the suite prompt named (`{{prompt:ID@VERSION}}`), resolved at start; absent when none. */
+    prompts?: Array<{ promptId: string; version: number }>;
   }
 >;
 

@@ -7,6 +7,8 @@ export class PromotePromptChannelCommand extends Command<{ ok: true }> {
   constructor(
     readonly payload: PromotePromptChannel,
     readonly context: CommandContext,
+    /** The batch named as evidence, checked against the channel's policy before the decision. */
+    readonly evidence: { batchId: string } | null = null,
   ) {
     super();
   }

@@ -28,6 +28,7 @@ export class PromoteChannelController {
       actorId: actorOf(caller),
       now,
     };
-    return this.commandBus.execute(new PromotePromptChannelCommand(promote, { caller, correlationId, now }));
+    const evidence = body.evidence ? { batchId: body.evidence.batchId } : null;
+    return this.commandBus.execute(new PromotePromptChannelCommand(promote, { caller, correlationId, now }, evidence));
   }
 }

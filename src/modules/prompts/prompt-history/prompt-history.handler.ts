@@ -17,7 +17,7 @@ interface Attributed {
 
 export type PromptHistoryEntry =
   | (Attributed & { kind: 'appended'; version: number; message: string | null })
-  | (Attributed & { kind: 'promoted'; channel: string; fromVersion: number | null; toVersion: number });
+  | (Attributed & { kind: 'promoted'; channel: string; fromVersion: number | null; toVersion: number; evidence: PromptHistoryDocument['evidence'] | null });
 
 @QueryHandler(GetPromptHistory)
 export class GetPromptHistoryHandler implements IQueryHandler<GetPromptHistory, { data: PromptHistoryEntry[] }> {
@@ -46,5 +46,6 @@ function toEntry(entry: PromptHistoryDocument): PromptHistoryEntry {
     channel: recorded(entry, 'channel', entry.channel),
     fromVersion: entry.fromVersion,
     toVersion: recorded(entry, 'toVersion', entry.toVersion),
+    evidence: entry.evidence ?? null,
   };
 }

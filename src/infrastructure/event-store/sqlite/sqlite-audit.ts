@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import type { AuditedEvent, EventMetadata, OrganizationReadOptions } from '../event-store.port';
+
+/**
+ * The audit's part of the SQLite log: each row names its organization (copied from the
+ * metadata, so one organization's events are read through an index) and holds its link in the
+ * organization's hash chain (`prev_hash`, `hash`; see #shared/event-chain). Logs written before
+ * these columns existed are migrated in place: their rows get their organization and no hash.
+ */
+export function migrateForAudit(db: Database.Database): void {
+  const columns = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(events)')
+      .all()
+      .map((column) => column.name),
+  );
+  if (!columns.has('organization')) {
+    db.transaction(() => {
+      db.exec('ALTER TABLE events ADD COLUMN organization TEXT');
+      db.exec('ALTER TABLE events ADD COLUMN prev_hash TEXT');
+      db.exec('ALTER TABLE events ADD COLUMN hash TEXT');
+      db.exec(`UPDATE events SET organization = json_extract(metadata, '$.organization')`);
+    }).immediate();
+  }
+  db.exec('CREATE INDEX IF NOT EXISTS events_by_organization ON events (organization, position)');
+}
+
+export interface AuditRow {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created_at: string;
+  prev_hash: string | null;
+  hash: string | null;
+}
+
+/** The statement and parameters of one page of an organization's events. */
+export function organizationQuery(options: OrganizationReadOptions): { sql: string; parameters: Array<string | number> } {
+  const conditions = ['organization = ?', 'position > ?'];
+  const parameters: Array<string | number> = [options.organization, options.after ?? -1];
+  if (options.stream !== undefined) {
+    conditions.push('stream = ?');
+    parameters.push(options.stream);
+  }
+  if (options.categories !== undefined && options.categories.length > 0) {
+    // A category is the text before the first '-': "batch" matches "batch-…", never "batches-…".
+    conditions.push(`(${options.categories.map(() => 'substr(stream, 1, length(?) + 1) = ?').join(' OR ')})`);
+    for (const category of options.categories) parameters.push(category, `${category}-`);
+  }
+  if (options.type !== undefined) {
+    conditions.push('type = ?');
+    parameters.push(options.type);
+  }
+  if (options.actor !== undefined) {
+    conditions.push(`json_extract(metadata, '$.actor') = ?`);
+    parameters.push(options.actor);
+  }
+  if (options.from !== undefined) {
+    conditions.push('created_at >= ?');
+    parameters.push(options.from);
+  }
+  if (options.to !== undefined) {
+    conditions.push('created_at <= ?');
+    parameters.push(options.to);
+  }
+  parameters.push(options.maxCount);
+  const sql =
+    'SELECT position, id, stream, revision, type, data, metadata, created_at, prev_hash, hash FROM events INDEXED BY events_by_organization ' +
+    `WHERE ${conditions.join(' AND ')} ORDER BY position ASC LIMIT ?`;
+  return { sql, parameters };
+}
+
+export function toAuditedEvent(row: AuditRow): AuditedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    streamName: row.stream,
+    revision: row.revision,
+    position: row.position,
+    createdAt: row.created_at,
+    chain: row.hash === null ? null : { prevHash: row.prev_hash, hash: row.hash },
+  };
+}

@@ -1,0 +1,3 @@
+export class VerifyAuditChain {
+  constructor(readonly organization: string) {}
+}
