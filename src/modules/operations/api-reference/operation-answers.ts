@@ -1,4 +1,5 @@
 import type { RouteAnswer } from '#infrastructure/http/openapi/openapi-document';
+import { AUDIT_ANSWERS } from './responses/audit-answers';
 import { EVALS_ANSWERS, RUNNER_ANSWERS } from './responses/evals-answers';
 import { OTHER_ANSWERS } from './responses/other-answers';
 import { WATCH_ANSWER } from './responses/watch-answer';
@@ -9,6 +10,7 @@ export const OPERATION_ANSWERS: Readonly<Record<string, RouteAnswer>> = {
   ...EVALS_ANSWERS,
   ...RUNNER_ANSWERS,
   ...OTHER_ANSWERS,
+  ...AUDIT_ANSWERS,
   ...SERVICE_ANSWERS,
   'evals.batches.watch': WATCH_ANSWER,
 };

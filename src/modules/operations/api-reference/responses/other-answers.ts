@@ -1,4 +1,4 @@
-import { boolean, integer, list, object, oneOf, OperationAnswer, orNull, ref, text, time } from './schema-builders';
+import { boolean, integer, list, number, object, oneOf, OperationAnswer, orNull, ref, text, time } from './schema-builders';
 
 const apiKey = object({ id: text, name: text, permissions: list(text), createdAt: time, revokedAt: orNull(time) });
 const ok = ref('Ok');
@@ -95,6 +95,7 @@ export const OTHER_ANSWERS: Record<string, OperationAnswer> = {
             channel: text,
             fromVersion: orNull(integer),
             toVersion: integer,
+            evidence: orNull(object({ batchId: text, scored: integer, passed: integer, passRate: orNull(number) })),
           }),
         ],
       }),
