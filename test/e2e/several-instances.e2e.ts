@@ -93,6 +93,16 @@ describe('several server instances on one data directory', () => {
     await Promise.all(children.splice(0).map((child) => child.stop('SIGKILL')));
   });
 
+  it('runs each trial once when two instances could both claim it', async () => {
+    const [one, two] = await Promise.all([serve('one'), serve('two')]);
+    const started = await one.client.call('evals.batches.start', markingBatch('pair', 6, 1));
+    expect(started.status).toBe(200);
+    const batch = await waitForBatch(two.client, started.body.id, 60000);
+    expect(batch.runs.flatMap((run: any) => run.trials).map((trial: any) => trial.status)).toEqual(Array(6).fill('passed'));
+    const counts = markerCounts();
+    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`mark pair-${index}`, 1])));
+  });
+
   it('runs every trial exactly once across three instances, one killed mid-batch and restarted, and all agree', async () => {
     const [alpha, bravo, charlie] = await Promise.all([serve('alpha'), serve('bravo'), serve('charlie')]);
     const servers = [alpha, bravo, charlie];
