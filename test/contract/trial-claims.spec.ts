@@ -116,14 +116,24 @@ function trialClaimsContract(name: string, open: () => Promise<{ stores: [EventS
 trialClaimsContract('SQLite, two handles on one file', async () => {
   const file = path.join(tempDir('assay-claims-'), 'events.sqlite');
   const stores: [SqliteEventStore, SqliteEventStore] = [new SqliteEventStore(file), new SqliteEventStore(file)];
-  return { stores, close: async () => void (await Promise.all(stores.map((store) => store.close()))) };
+  return {
+    stores,
+    close: async () => {
+      await Promise.all(stores.map((store) => store.close()));
+    },
+  };
 });
 
 const url = process.env.EVENTSTORE_URL;
 if (url) {
   trialClaimsContract('EventStoreDB, two connections', async () => {
     const stores: [EventStoreDbEventStore, EventStoreDbEventStore] = [await EventStoreDbEventStore.connect(url), await EventStoreDbEventStore.connect(url)];
-    return { stores, close: async () => void (await Promise.all(stores.map((store) => store.close()))) };
+    return {
+      stores,
+      close: async () => {
+        await Promise.all(stores.map((store) => store.close()));
+      },
+    };
   });
 } else {
   describe('Trial claims: EventStoreDB', () => {

@@ -16,7 +16,13 @@ describe('evals: a batch survives the server being killed', () => {
   });
 
   it('voids the interrupted trials as abandoned once their claims lapse, runs the queued ones, and frees the slot', async () => {
-    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_MAX_PARALLEL_TRIALS: '2', ASSAY_TRIAL_LEASE_MS: '2000' };
+    const env = {
+      ASSAY_DATA_DIR: tempDir(),
+      ASSAY_INIT_ORG: 'acme',
+      ASSAY_INIT_API_KEY: INIT_KEY,
+      ASSAY_MAX_PARALLEL_TRIALS: '2',
+      ASSAY_TRIAL_LEASE_MS: '2000',
+    };
     server = await startChild(env);
     const body = startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: 'sleep 2; echo hello > out.txt' } }], trials: 5 });
     const started = await server.client.call('evals.batches.start', body);

@@ -187,7 +187,8 @@ describe('several server instances on one data directory', () => {
     const first = await serve('first', { ASSAY_TRIAL_LEASE_MS: '600000' });
     const started = await first.client.call('evals.batches.start', markingBatch('rolling', 2, 4));
     expect(started.status).toBe(200);
-    const trialsOf = async (server: ChildServer) => (await server.client.call('evals.batches.get', { id: started.body.id })).body.runs.flatMap((run: any) => run.trials);
+    const trialsOf = async (server: ChildServer) =>
+      (await server.client.call('evals.batches.get', { id: started.body.id })).body.runs.flatMap((run: any) => run.trials);
     await waitUntil(async () => (await trialsOf(first)).filter((trial: any) => trial.status === 'running').length === 2, 30000);
 
     // A rolling deploy starts the next instance beside it: the trials running on the first are not its to void.

@@ -117,7 +117,7 @@ describe('configuration from the environment', () => {
     for (const bad of ['a'.repeat(129), '-leading', 'has space', 'slash/y', 'new\nline']) {
       expect(() => loadConfig({ ASSAY_INSTANCE_ID: bad })).toThrow('ASSAY_INSTANCE_ID');
     }
-    // Two processes started alike get different default names.
+    // The default names this process (host, pid, start time), so two processes never share it.
     expect(loadConfig({}).execution.claims.instanceId).toContain(`-${process.pid}-`);
   });
 

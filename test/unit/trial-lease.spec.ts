@@ -71,9 +71,19 @@ describe('trial claims: what a claim says and when it lapses', () => {
     state.evolve(recorded('BatchStarted', { batchId: 'bat_1', organization: 'acme', runs: [run], cases: [] }, 0));
     state.evolve(recorded('TrialQueued', { ...ref, ordinal: 1, queuedAt: '2025-01-01T00:00:00.000Z' }, 0));
     state.evolve(recorded('TrialStarted', claimEvent(ref, { instanceId: 'bravo', leaseMs: 30_000 }, at('2025-01-01T00:00:00.000Z')).data, 1));
-    expect(state.trials.get('trl_1')).toMatchObject({ status: 'running', owner: 'bravo', revision: 1, leaseExpiresAtMs: Date.parse('2025-01-01T00:00:30.000Z') });
+    expect(state.trials.get('trl_1')).toMatchObject({
+      status: 'running',
+      owner: 'bravo',
+      revision: 1,
+      leaseExpiresAtMs: Date.parse('2025-01-01T00:00:30.000Z'),
+    });
     state.evolve(recorded('TrialLeaseRenewed', renewalEvent(ref, { instanceId: 'bravo', leaseMs: 30_000 }, at('2025-01-01T00:00:10.000Z')).data, 2));
-    expect(state.trials.get('trl_1')).toMatchObject({ status: 'running', owner: 'bravo', revision: 2, leaseExpiresAtMs: Date.parse('2025-01-01T00:00:40.000Z') });
+    expect(state.trials.get('trl_1')).toMatchObject({
+      status: 'running',
+      owner: 'bravo',
+      revision: 2,
+      leaseExpiresAtMs: Date.parse('2025-01-01T00:00:40.000Z'),
+    });
     expect(claimLapsed(state.trials.get('trl_1')!, at('2025-01-01T00:00:35.000Z'), terms)).toBe(false);
   });
 });

@@ -192,7 +192,8 @@ export class SagaReactions {
       this.metadata(batch, causation),
       trial.revision,
     );
-    if (voided) this.logger.warn('voided a trial whose instance stopped (its claim lapsed)', { trialId: trial.trialId, batchId: trial.batchId, owner: trial.owner });
+    if (voided)
+      this.logger.warn('voided a trial whose instance stopped (its claim lapsed)', { trialId: trial.trialId, batchId: trial.batchId, owner: trial.owner });
   }
 
   private async finishRun(batch: SagaBatch, run: SagaRun, causation: Causation): Promise<void> {

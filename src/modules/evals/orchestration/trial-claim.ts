@@ -104,7 +104,10 @@ export class TrialClaim {
         const appended = await this.eventStore.append(this.stream, [{ id: newEventId(), ...event, metadata: this.metadata }], this.revision);
         this.revision = appended.nextExpectedRevision;
       } catch (error) {
-        if (error instanceof WrongExpectedVersion) return this.lose();
+        if (error instanceof WrongExpectedVersion) {
+          this.lose();
+          return;
+        }
         // A busy store: the lease has two more renewals before it lapses.
         this.logger.warn('could not renew a trial claim', { trialId: this.ref.trialId, error: (error as Error).message });
       }
