@@ -92,10 +92,13 @@ export class SagaReactions {
     // Another instance's claim, or this process's own: nothing to run.
     if (!trial || this.inFlight.has(trialId) || (trial.status !== 'planned' && trial.status !== 'queued')) return Promise.resolve();
     this.inFlight.add(trialId);
-    const running = this.claimAndRun(trial).finally(() => {
-      this.inFlight.delete(trialId);
-      this.running.delete(running);
-    });
+    const running = this.claimAndRun(trial)
+      // A failed append of the outcome leaves the claim to lapse: this instance's own sweep then voids the trial.
+      .catch((error: unknown) => this.logger.error('a trial could not record its end', { trialId, error: (error as Error).message }))
+      .finally(() => {
+        this.inFlight.delete(trialId);
+        this.running.delete(running);
+      });
     this.running.add(running);
     return running;
   }
