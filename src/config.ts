@@ -1,4 +1,5 @@
 import * as net from 'node:net';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 
 /**
@@ -43,6 +44,16 @@ export interface ExecutionSettings {
   validatorTimeoutMs: number;
   /** The local runners' leases and heartbeats (runner.* operations). */
   runner: RunnerTimings;
+  /** Who this instance is when it claims a trial, and how long a claim holds unless renewed. */
+  claims: TrialClaimSettings;
+}
+
+/** Trial claims of server instances sharing one event log (see docs/decisions.md). */
+export interface TrialClaimSettings {
+  /** ASSAY_INSTANCE_ID: unique among the live instances; default host, pid and start time. */
+  instanceId: string;
+  /** ASSAY_TRIAL_LEASE_MS: a claim expires this long after its last renewal (renewed every third of it). */
+  leaseMs: number;
 }
 
 /** How long a runner's lease on a trial lasts, and how long a silent runner keeps its batch. */
@@ -110,8 +121,22 @@ export function loadConfig(env: Env = process.env): AssayConfig {
         leaseMs: integer(env, 'ASSAY_RUNNER_LEASE_MS', 900000, 1000, 86400000),
         silenceMs: integer(env, 'ASSAY_RUNNER_SILENCE_MS', 600000, 1000, 86400000),
       },
+      claims: {
+        instanceId: instanceId(env),
+        leaseMs: integer(env, 'ASSAY_TRIAL_LEASE_MS', 30000, 1000, 3600000),
+      },
     },
   };
+}
+
+/** Printable, short, and safe in logs and event data; the default is unique per process start. */
+function instanceId(env: Env): string {
+  const value = text(env, 'ASSAY_INSTANCE_ID');
+  if (value === null) return `${hostname()}-${process.pid}-${Date.now().toString(36)}`;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/.test(value)) {
+    throw new ConfigError('ASSAY_INSTANCE_ID', 'use 1 to 128 letters, digits and . _ : @ -, starting with a letter or digit.');
+  }
+  return value;
 }
 
 function configPath(env: Env): string | null {

@@ -1,7 +1,13 @@
 import { startBody, waitForBatch } from '../support/evals';
 import { ChildServer, INIT_KEY, startChild, tempDir, waitUntil } from '../support/servers';
 
-/** SIGKILL in the middle of a batch: the restarted server voids what was running and finishes the rest. */
+const ABANDONED = 'abandoned: the instance running this trial stopped';
+
+/**
+ * SIGKILL in the middle of a batch: the restarted server voids what was running and finishes the
+ * rest. Under a new instance name it waits for the dead claims to lapse (a short lease here);
+ * under the same ASSAY_INSTANCE_ID it knows at once that they were its own.
+ */
 describe('evals: a batch survives the server being killed', () => {
   let server: ChildServer | null = null;
 
@@ -9,8 +15,14 @@ describe('evals: a batch survives the server being killed', () => {
     await server?.stop('SIGKILL');
   });
 
-  it('voids the interrupted trials as abandoned, runs the queued ones, and frees the slot', async () => {
-    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_MAX_PARALLEL_TRIALS: '2' };
+  it('voids the interrupted trials as abandoned once their claims lapse, runs the queued ones, and frees the slot', async () => {
+    const env = {
+      ASSAY_DATA_DIR: tempDir(),
+      ASSAY_INIT_ORG: 'acme',
+      ASSAY_INIT_API_KEY: INIT_KEY,
+      ASSAY_MAX_PARALLEL_TRIALS: '2',
+      ASSAY_TRIAL_LEASE_MS: '2000',
+    };
     server = await startChild(env);
     const body = startBody({ variants: [{ harness: 'command', model: 'm', profile: { run: 'sleep 2; echo hello > out.txt' } }], trials: 5 });
     const started = await server.client.call('evals.batches.start', body);
@@ -24,7 +36,7 @@ describe('evals: a batch survives the server being killed', () => {
 
     expect(batch.status).toBe('finished');
     const trials = batch.runs[0].trials;
-    const abandoned = trials.filter((t: any) => t.failure === 'abandoned: the process running this trial stopped');
+    const abandoned = trials.filter((t: any) => t.failure === ABANDONED);
     expect(abandoned).toHaveLength(2);
     expect(abandoned.every((t: any) => t.status === 'void')).toBe(true);
     expect(trials.filter((t: any) => t.status === 'passed')).toHaveLength(3);
@@ -35,8 +47,9 @@ describe('evals: a batch survives the server being killed', () => {
     for (const answer of next) await waitForBatch(server.client, answer.body.id);
   });
 
-  it('voids a conversation killed between its turns, and never resumes it', async () => {
-    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY };
+  it('voids a conversation killed between its turns at once when restarted under the same instance name, and never resumes it', async () => {
+    // The default lease (30 s) outlasts the wait below: only the instance's own name can void it in time.
+    const env = { ASSAY_DATA_DIR: tempDir(), ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_INSTANCE_ID: 'the-only-one' };
     server = await startChild(env);
     // Turn 2 marks that it began, then waits: the kill lands mid-conversation.
     const run = 'if [ "$ASSAY_TURN" = 2 ]; then touch second-turn-began; sleep 30; fi; echo hello > out.txt';
@@ -53,11 +66,11 @@ describe('evals: a batch survives the server being killed', () => {
 
     expect(await server.stop('SIGKILL')).toBeNull();
     server = await startChild(env);
-    const batch = await waitForBatch(server.client, started.body.id, 60000);
+    const batch = await waitForBatch(server.client, started.body.id, 20000);
 
     expect(batch.status).toBe('finished');
     const trial = batch.runs[0].trials[0];
-    expect(trial).toMatchObject({ status: 'void', failure: 'abandoned: the process running this trial stopped', endReason: null });
+    expect(trial).toMatchObject({ status: 'void', failure: ABANDONED, endReason: null });
     // Nothing of the half conversation is taken for a result: no turn was recorded, none re-run.
     expect(trial.trajectory).toEqual([]);
   });

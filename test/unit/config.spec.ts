@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ConfigError, DEFAULT_MAX_BODY_BYTES, loadConfig } from '../../src/config';
 
 function failure(env: Record<string, string>): ConfigError {
@@ -66,6 +67,7 @@ describe('configuration from the environment', () => {
       verifyTimeoutMs: 300000,
       validatorTimeoutMs: 120000,
       runner: { leaseMs: 900000, silenceMs: 600000 },
+      claims: { instanceId: expect.stringMatching(new RegExp(`^${hostname()}-${process.pid}-[0-9a-z]+$`)), leaseMs: 30000 },
     });
     const set = loadConfig({
       ASSAY_CONFIG: '/etc/assay.yaml',
@@ -75,6 +77,8 @@ describe('configuration from the environment', () => {
       ASSAY_VALIDATOR_TIMEOUT_MS: '1000',
       ASSAY_RUNNER_LEASE_MS: '2000',
       ASSAY_RUNNER_SILENCE_MS: '3000',
+      ASSAY_INSTANCE_ID: 'eu-west-1a.web-2',
+      ASSAY_TRIAL_LEASE_MS: '1000',
     });
     expect(set.execution).toEqual({
       configPath: '/etc/assay.yaml',
@@ -83,6 +87,7 @@ describe('configuration from the environment', () => {
       verifyTimeoutMs: 5000,
       validatorTimeoutMs: 1000,
       runner: { leaseMs: 2000, silenceMs: 3000 },
+      claims: { instanceId: 'eu-west-1a.web-2', leaseMs: 1000 },
     });
     for (const name of [
       'ASSAY_MAX_PARALLEL_TRIALS',
@@ -92,6 +97,7 @@ describe('configuration from the environment', () => {
       'ASSAY_RUNNER_SILENCE_MS',
       'ASSAY_PROVIDER_TIMEOUT_MS',
       'ASSAY_VALIDATOR_TIMEOUT_MS',
+      'ASSAY_TRIAL_LEASE_MS',
     ]) {
       expect(() => loadConfig({ [name]: 'lots' })).toThrow(name);
     }
@@ -99,6 +105,20 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '999' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
     expect(() => loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600001' })).toThrow('ASSAY_VALIDATOR_TIMEOUT_MS');
     expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
+  });
+
+  it('reads the instance name and the trial lease, within their bounds', () => {
+    // ASSAY_TRIAL_LEASE_MS: 1000 to 3600000.
+    expect(() => loadConfig({ ASSAY_TRIAL_LEASE_MS: '999' })).toThrow('ASSAY_TRIAL_LEASE_MS');
+    expect(() => loadConfig({ ASSAY_TRIAL_LEASE_MS: '3600001' })).toThrow('ASSAY_TRIAL_LEASE_MS');
+    expect(loadConfig({ ASSAY_TRIAL_LEASE_MS: '3600000' }).execution.claims.leaseMs).toBe(3600000);
+    // ASSAY_INSTANCE_ID: 1 to 128 of letters, digits and . _ : @ -, starting with a letter or digit.
+    expect(loadConfig({ ASSAY_INSTANCE_ID: 'a'.repeat(128) }).execution.claims.instanceId).toBe('a'.repeat(128));
+    for (const bad of ['a'.repeat(129), '-leading', 'has space', 'slash/y', 'new\nline']) {
+      expect(() => loadConfig({ ASSAY_INSTANCE_ID: bad })).toThrow('ASSAY_INSTANCE_ID');
+    }
+    // The default names this process (host, pid, start time), so two processes never share it.
+    expect(loadConfig({}).execution.claims.instanceId).toContain(`-${process.pid}-`);
   });
 
   it('accepts a 32-byte base64 master key', () => {

@@ -6,6 +6,7 @@ import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
 import type { RunnerSettings } from '../runner/runner-settings';
+import type { ClaimTerms } from './trial-lease';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
 export interface TrialExecutionSettings {
@@ -26,6 +27,8 @@ export interface TrialExecutionPlan {
   providerModels: ProviderModelEntry[];
   /** Leases and silence of local runners, and the output cap their reports respect. */
   localRunners: RunnerSettings;
+  /** This instance's name on its trial claims, and their lease. */
+  claims: ClaimTerms;
 }
 
 /**
@@ -45,6 +48,8 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     harnesses: Object.keys(execution.harnesses),
     sandboxes: Object.keys(execution.sandboxes),
     maxParallelTrials: executionSettings.maxParallelTrials,
+    instanceId: executionSettings.claims.instanceId,
+    trialLeaseMs: executionSettings.claims.leaseMs,
     repositories: execution.repositories,
     providers: Object.values(execution.providers).map(({ name, protocol, baseURL, apiKeyEnv }) => ({ name, protocol, baseURL, apiKeyEnv })),
   });
@@ -66,6 +71,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     maxParallelTrials: executionSettings.maxParallelTrials,
     providerModels: providerModels(execution),
     localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
+    claims: executionSettings.claims,
   };
 }
 

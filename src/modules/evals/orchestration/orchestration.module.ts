@@ -28,7 +28,12 @@ export class OrchestrationModule {
         {
           provide: TrialSaga,
           useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock) =>
-            new TrialSaga(eventStore, plan.runner, environment, logger, { maxParallelTrials: plan.maxParallelTrials, clock, runner: plan.localRunners }),
+            new TrialSaga(eventStore, plan.runner, environment, logger, {
+              maxParallelTrials: plan.maxParallelTrials,
+              clock,
+              runner: plan.localRunners,
+              claims: plan.claims,
+            }),
           inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK],
         },
       ],

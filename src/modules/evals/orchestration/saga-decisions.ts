@@ -8,7 +8,8 @@ import { DEFAULT_MAX_TURNS } from '../shared/definitions';
 import { TrialOutcome, TrialSpec, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 
-export const ABANDONED = 'abandoned: the process running this trial stopped';
+/** Why a trial is void whose server instance stopped (it said so as it stopped, or its claim lapsed). */
+export const ABANDONED = 'abandoned: the instance running this trial stopped';
 
 /**
  * Pure decisions of the saga: what to run, and what a finished trial, run or batch records.
@@ -102,7 +103,7 @@ export function serviceFaultOutcome(error: Error): TrialOutcome {
   return voidOutcome({ failure: oneLine(`the service failed to run this trial: ${error.message}`), voidFields: [], serviceFault: true });
 }
 
-/** A trial a dead process was running: void, and counted as executed (not a service fault). */
+/** A trial a stopped instance was running: void, and counted as executed (not a service fault). */
 export function abandonedTrial(ref: TrialRef, run: PlannedRun, now: Date): TrialEvent {
   const costInput = { harness: run.variant.harness, model: run.variant.model, sandbox: run.variant.sandbox, usage: null, hasSimulatedUser: false };
   const result = resultOf(voidOutcome({ failure: ABANDONED, voidFields: [], serviceFault: false }), costInput, now);

@@ -24,12 +24,17 @@ import { withRunnerFailure } from './runner-watch';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
 import { TrialOutcome, TrialRunner, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
+import { TrialClaim } from './trial-claim';
+import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
 /** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
 export class SagaReactions {
+  /** The trials this process is claiming or running: never voided as lapsed by it. */
   private readonly inFlight = new Set<string>();
+  /** Their runs, so a stop can wait for each to record how it ended. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly eventStore: EventStore,
@@ -39,12 +44,18 @@ export class SagaReactions {
     private readonly logger: JsonLogger,
     private readonly signal: AbortSignal,
     private readonly clock: Clock,
+    /** Who this instance is when it claims a trial, and how long a claim holds. */
+    private readonly terms: ClaimTerms,
     /** The failure a local batch ends with when its runner went silent (see RunnerWatch); null otherwise. */
     private readonly runnerFailure: (batchId: string) => string | null = () => null,
   ) {}
 
-  /** Moves a batch on as far as its stored events allow; answers the trials to queue. */
-  async advanceBatch(batchId: string, recovering: boolean, causation: Causation): Promise<string[]> {
+  /**
+   * Moves a batch on as far as its stored events allow; answers the trials to queue. A running
+   * trial this process does not run is voided once its claim lapsed (its owner stopped), never
+   * before: it may be running on another live instance.
+   */
+  async advanceBatch(batchId: string, causation: Causation): Promise<string[]> {
     const batch = this.state.batches.get(batchId);
     if (!batch) return [];
     if (batch.finished) {
@@ -59,7 +70,7 @@ export class SagaReactions {
         if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
         if (byRunner) continue;
         if (trial.status === 'planned' || trial.status === 'queued') toQueue.push(trial.trialId);
-        if (trial.status === 'running' && recovering && !this.inFlight.has(trial.trialId)) await this.abandon(batch, trial, causation);
+        if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }
       await this.finishRun(batch, run, causation);
     }
@@ -67,27 +78,60 @@ export class SagaReactions {
     return toQueue;
   }
 
-  async runTrial(trialId: string): Promise<void> {
+  /** Whether a server trial lost its runner: not this process's, and its claim lapsed (a local runner's lease is the runner watch's). */
+  lapsed(trial: SagaTrial): boolean {
+    if (this.inFlight.has(trial.trialId) || !claimLapsed(trial, this.clock.now(), this.terms)) return false;
+    const run = this.state.runs.get(trial.runId);
+    const batch = this.state.batches.get(trial.batchId);
+    return run !== undefined && batch !== undefined && !(batch.started.local === true && runByRunner(run.run));
+  }
+
+  /** Claims the trial and runs it, unless another instance claimed it first. */
+  runTrial(trialId: string): Promise<void> {
     const trial = this.state.trials.get(trialId);
-    const run = trial && this.state.runs.get(trial.runId);
-    const batch = trial && this.state.batches.get(trial.batchId);
-    if (!trial || !run || !batch || this.signal.aborted || isTerminal(trial.status)) return;
-    if (batch.started.local === true && runByRunner(run.run)) return;
-    const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trial.trialId });
-    const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
-    const started = await this.appendIfExpected(
-      trialStream(trialId),
-      [{ type: 'TrialStarted', data: { ...ref, startedAt: this.clock.now().toISOString() } }],
-      metadata,
-      0,
-    );
-    if (!started) return;
+    // Another instance's claim, or this process's own: nothing to run.
+    if (!trial || this.inFlight.has(trialId) || (trial.status !== 'planned' && trial.status !== 'queued')) return Promise.resolve();
     this.inFlight.add(trialId);
+    const running = this.claimAndRun(trial)
+      // A failed append of the outcome leaves the claim to lapse: this instance's own sweep then voids the trial.
+      .catch((error: unknown) => this.logger.error('a trial could not record its end', { trialId, error: (error as Error).message }))
+      .finally(() => {
+        this.inFlight.delete(trialId);
+        this.running.delete(running);
+      });
+    this.running.add(running);
+    return running;
+  }
+
+  /** Waits (at most `timeoutMs`) for the trials this process runs to record how they ended. */
+  async drain(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.running]), deadline]);
+    clearTimeout(timer);
+  }
+
+  private async claimAndRun(trial: SagaTrial): Promise<void> {
+    const { trialId } = trial;
+    const run = this.state.runs.get(trial.runId);
+    const batch = this.state.batches.get(trial.batchId);
+    if (!run || !batch || this.signal.aborted) return;
+    if (batch.started.local === true && runByRunner(run.run)) return;
+    const metadata = this.metadata(batch, { correlationId: batch.started.batchId, causationId: trialId });
+    const ref = { trialId, runId: run.run.runId, batchId: batch.started.batchId, organization: batch.started.organization };
+    // Appended at the revision of TrialQueued with a new id: of two instances, one claims and the other gets nothing.
+    const claim = await TrialClaim.take(this.eventStore, ref, this.terms, { clock: this.clock, metadata, logger: this.logger });
+    if (!claim) return;
     try {
-      const { outcome, environment } = await this.execute(batch, run, trialId);
-      // A stopping server leaves the trial running; the next start voids it as abandoned.
+      const { outcome, environment } = await this.execute(batch, run, trialId, AbortSignal.any([this.signal, claim.signal]));
+      // Taken over after this owner's lease lapsed: the trial is already void, its outcome is not recorded.
+      if (claim.signal.aborted) return;
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may have been aborted while the trial ran (the narrowing above predates the await)
-      if (this.signal.aborted) return;
+      if (this.signal.aborted) {
+        // This instance is stopping: it says so itself rather than leave the trial to lapse.
+        await claim.finish([abandonedTrial(ref, run.run, this.clock.now())]);
+        return;
+      }
       const variant = run.run.variant;
       const costInput = {
         harness: variant.harness,
@@ -97,15 +141,20 @@ export class SagaReactions {
         hasSimulatedUser: hasSimulatedUser(batch, run),
         userModel: outcome.userModel ?? null,
       };
-      await this.appendIfExpected(trialStream(trialId), trialResultEvents(ref, outcome, costInput, this.clock.now()), metadata, 1);
-      if (environment) await this.recordUse(ref.organization, environment, outcome, trialId);
+      const recorded = await claim.finish(trialResultEvents(ref, outcome, costInput, this.clock.now()));
+      if (recorded && environment) await this.recordUse(ref.organization, environment, outcome, trialId);
     } finally {
-      this.inFlight.delete(trialId);
+      claim.release();
     }
   }
 
   /** Resolves the trial's credentials (a trial whose credentials are unavailable is void) and runs it. */
-  private async execute(batch: SagaBatch, run: SagaRun, trialId: string): Promise<{ outcome: TrialOutcome; environment: ResolvedTrialEnvironment | null }> {
+  private async execute(
+    batch: SagaBatch,
+    run: SagaRun,
+    trialId: string,
+    signal: AbortSignal,
+  ): Promise<{ outcome: TrialOutcome; environment: ResolvedTrialEnvironment | null }> {
     let environment: ResolvedTrialEnvironment;
     try {
       const providerIntegrations = callsModelProviders(batch.started, run.run) ? MODEL_PROVIDER_INTEGRATIONS : [];
@@ -115,7 +164,7 @@ export class SagaReactions {
       return { outcome, environment: null };
     }
     const spec = trialSpec(batch.started, run.run, trialId, environment);
-    const outcome = await this.runner.run(spec, this.signal).catch((error: unknown) => serviceFaultOutcome(error as Error));
+    const outcome = await this.runner.run(spec, signal).catch((error: unknown) => serviceFaultOutcome(error as Error));
     return { outcome, environment };
   }
 
@@ -139,8 +188,15 @@ export class SagaReactions {
     const run = this.state.runs.get(trial.runId);
     if (!run) throw new Error(`The saga has no run "${trial.runId}" for trial "${trial.trialId}".`);
     const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
-    this.logger.warn('voiding a trial abandoned by a stopped process', { trialId: trial.trialId, batchId: trial.batchId });
-    await this.appendIfExpected(trialStream(trial.trialId), [abandonedTrial(ref, run.run, this.clock.now())], this.metadata(batch, causation), trial.revision);
+    // At the revision read: the owner's renewal or outcome, or another instance's void, makes this one fail and back off.
+    const voided = await this.appendIfExpected(
+      trialStream(trial.trialId),
+      [abandonedTrial(ref, run.run, this.clock.now())],
+      this.metadata(batch, causation),
+      trial.revision,
+    );
+    if (voided)
+      this.logger.warn('voided a trial whose instance stopped (its claim lapsed)', { trialId: trial.trialId, batchId: trial.batchId, owner: trial.owner });
   }
 
   private async finishRun(batch: SagaBatch, run: SagaRun, causation: Causation): Promise<void> {

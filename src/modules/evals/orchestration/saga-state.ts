@@ -3,7 +3,7 @@ import type { BatchSlotReleased } from '../batches/batch-slots.decider';
 import type { BatchFailed, BatchFinished, BatchStarted, PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';
 import type { CostRecord } from '../trials/costs';
-import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
+import { TRIAL_EVENT_TYPES, TrialEvent, TrialLeaseRenewed } from '../trials/trial.events';
 
 export type SagaTrialStatus = 'planned' | 'queued' | 'running' | 'passed' | 'failed' | 'void';
 
@@ -19,6 +19,12 @@ export interface SagaTrial {
   serviceFault: boolean;
   failure: string | null;
   costs: CostRecord | null;
+  /** The server instance whose claim started it (null: a local runner's, or stored before claims named one). */
+  owner: string | null;
+  /** When it started, epoch milliseconds (null before TrialStarted). */
+  startedAtMs: number | null;
+  /** When its owner's claim lapses unless renewed, epoch milliseconds (null: the claim named no lease). */
+  leaseExpiresAtMs: number | null;
 }
 
 export interface SagaRun {
@@ -40,11 +46,12 @@ export interface SagaBatch {
 const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
 
 /** The events the saga follows: a batch's start and end, its trials, its runs' ends, its slot. */
-export type SagaEvent = BatchStarted | TrialEvent | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
+export type SagaEvent = BatchStarted | TrialEvent | TrialLeaseRenewed | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
 
 const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>([
   'BatchStarted',
   ...TRIAL_EVENT_TYPES,
+  'TrialLeaseRenewed',
   'RunFinished',
   'BatchFinished',
   'BatchFailed',
@@ -130,18 +137,25 @@ export class SagaState {
           serviceFault: false,
           failure: null,
           costs: null,
+          owner: null,
+          startedAtMs: null,
+          leaseExpiresAtMs: null,
         });
       });
     }
     return data.batchId;
   }
 
-  private trialEvent(event: TrialEvent, revision: number): string | null {
+  private trialEvent(event: TrialEvent | TrialLeaseRenewed, revision: number): string | null {
     const trial = this.trials.get(event.data.trialId);
     if (!trial) return null;
     trial.revision = Math.max(trial.revision, revision);
     if (event.type === 'TrialQueued' && trial.status === 'planned') trial.status = 'queued';
-    if (event.type === 'TrialStarted' && !isTerminal(trial.status)) trial.status = 'running';
+    if (event.type === 'TrialStarted' && !isTerminal(trial.status)) {
+      const { instanceId, leaseExpiresAt, startedAt } = event.data;
+      Object.assign(trial, { status: 'running', owner: instanceId ?? null, startedAtMs: Date.parse(startedAt), leaseExpiresAtMs: epochOrNull(leaseExpiresAt) });
+    }
+    if (event.type === 'TrialLeaseRenewed') trial.leaseExpiresAtMs = Date.parse(event.data.leaseExpiresAt);
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a stored event is JSON read back: an entry may be missing, and is then not counted
     if (event.type === 'TrialCommandRecorded') trial.commands += event.data.entry ? 1 : 0;
     if (event.type === 'TrialScored') {
@@ -173,4 +187,8 @@ export class SagaState {
     if (batch) batch.slotReleased = true;
     return batch ? batchId : null;
   }
+}
+
+function epochOrNull(iso: string | undefined): number | null {
+  return iso === undefined ? null : Date.parse(iso);
 }

@@ -10,20 +10,29 @@ import type { TrialEnvironment } from './trial-environment';
 import { SagaReactions } from './saga-reactions';
 import { DEFAULT_RUNNER_TIMINGS, RunnerTimings } from '../runner/runner-settings';
 import { RunnerWatch } from './runner-watch';
+import { ClaimTerms, renewalIntervalMs } from './trial-lease';
 
 export interface TrialSagaOptions {
   maxParallelTrials: number;
   clock: Clock;
   /** Leases and silence of local runners; default 15 and 10 minutes. */
   runner?: RunnerTimings;
+  /** This instance's name on its trial claims and their lease (ASSAY_INSTANCE_ID, ASSAY_TRIAL_LEASE_MS). */
+  claims: ClaimTerms;
 }
+
+/** How long a stop waits for the trials it aborts to record that they were abandoned. */
+const STOP_GRACE_MS = 10_000;
 
 /**
  * The process manager that runs batches. It is driven by its own catch-up subscription to the
  * log, not by the in-memory bus: at start it replays the log into its state, then recovers
- * (voids trials a dead process was running, queues the rest, finishes what can be finished),
- * then reacts to each new event. Every reaction appends with an expected revision or derived
- * ids, so a redelivered event or a second reaction appends nothing twice.
+ * (queues what waits, finishes what can be finished), then reacts to each new event. Every
+ * reaction appends with an expected revision or derived ids, so a redelivered event or a second
+ * reaction appends nothing twice, here or on another instance sharing the log. Each instance
+ * offers every queued trial to its scheduler; the trial's claim decides which one runs it.
+ * A claim whose lease lapsed (its instance stopped) is voided by whichever instance sees it first:
+ * at start, and on a sweep every third of the lease.
  *
  * A Nest provider of the evals module: it starts when the application boots, before the server
  * listens, and stops when the application shuts down, after the HTTP server has closed and
@@ -34,6 +43,9 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly scheduler: TrialScheduler;
   private readonly reactions: SagaReactions;
   private readonly watch: RunnerWatch;
+  private readonly leaseMs: number;
+  private sweeper: NodeJS.Timeout | null = null;
+  private sweeping = false;
   private subscription: AllSubscription | null = null;
   private loop: Promise<void> | null = null;
   private live = false;
@@ -49,7 +61,8 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     // Every running trial listens for the stop: as many listeners as trials run at once.
     setMaxListeners(0, this.abort.signal);
     this.watch = new RunnerWatch(eventStore, logger, options.clock, options.runner ?? DEFAULT_RUNNER_TIMINGS);
-    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, (batchId) =>
+    this.leaseMs = options.claims.leaseMs;
+    this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, options.claims, (batchId) =>
       this.watch.failureOf(batchId),
     );
     this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
@@ -79,8 +92,11 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async stop(): Promise<void> {
     this.scheduler.stop();
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.watch.stop();
     this.abort.abort();
+    // The aborted trials record their end (abandoned) while the store is still open.
+    await this.reactions.drain(STOP_GRACE_MS);
     await this.subscription?.close();
     await this.loop;
   }
@@ -107,14 +123,35 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
       for (const batchId of pending) await this.react(batchId, null);
     })().finally(() => {
       this.watch.start();
+      this.startSweeping();
       caughtUp();
     });
   }
 
+  /** Another instance may stop at any time: its trials are voided when their claims lapse. */
+  private startSweeping(): void {
+    if (this.abort.signal.aborted) return;
+    this.sweeper = setInterval(() => void this.sweep(), renewalIntervalMs(this.leaseMs));
+    this.sweeper.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const batchIds = new Set<string>();
+      for (const trial of this.state.trials.values()) {
+        if (this.reactions.lapsed(trial)) batchIds.add(trial.batchId);
+      }
+      for (const batchId of batchIds) await this.react(batchId, null);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
   private async react(batchId: string, event: RecordedEvent | null): Promise<void> {
     try {
-      const recovering = event === null;
-      const queued = await this.reactions.advanceBatch(batchId, recovering, metadataOf(event));
+      const queued = await this.reactions.advanceBatch(batchId, metadataOf(event));
       for (const trialId of queued) this.scheduler.enqueue(batchId, trialId);
     } catch (error) {
       this.logger.error('a saga reaction failed', { batchId, error: (error as Error).message, stack: (error as Error).stack });

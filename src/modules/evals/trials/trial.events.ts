@@ -36,7 +36,17 @@ export interface TrialResult {
 }
 
 export type TrialQueued = DomainEvent<'TrialQueued', TrialRef & { ordinal: number; queuedAt: string }>;
-export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string }>;
+/**
+ * The trial began. A server instance's start is its claim: `instanceId` owns the trial until
+ * `leaseExpiresAt` unless it renews (TrialLeaseRenewed). Both are absent when a local runner
+ * leased the trial (its lease is TrialLeased) and in events stored before claims had leases.
+ */
+export type TrialStarted = DomainEvent<'TrialStarted', TrialRef & { startedAt: string; instanceId?: string; leaseExpiresAt?: string }>;
+/**
+ * The owner of a server trial's claim is still running it: the claim holds until `leaseExpiresAt`.
+ * Machinery only: the saga folds it, no read model shows it.
+ */
+export type TrialLeaseRenewed = DomainEvent<'TrialLeaseRenewed', TrialRef & { instanceId: string; renewedAt: string; leaseExpiresAt: string }>;
 export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef & { entry: TrajectoryCommand }>;
 /** A turn's message, between the commands of the trajectory. */
 export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef & { entry: TrajectoryMessage }>;
