@@ -10,6 +10,8 @@ export interface AssayConfig {
   port: number;
   dataDir: string;
   eventStoreUrl: string | null;
+  /** ASSAY_EVENTSTORE_MAX_APPEND_BYTES: the EventStoreDB server's MaxAppendSize (1 MiB by default). */
+  eventStoreMaxAppendBytes: number;
   mongodbUrl: string | null;
   initOrg: string | null;
   initApiKey: string | null;
@@ -81,6 +83,7 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     port: integer(env, 'PORT', 8080, 0, 65535),
     dataDir: path.resolve(text(env, 'ASSAY_DATA_DIR') ?? './data'),
     eventStoreUrl: connectionString(env, 'EVENTSTORE_URL', eventStoreDbRefusal),
+    eventStoreMaxAppendBytes: integer(env, 'ASSAY_EVENTSTORE_MAX_APPEND_BYTES', 1024 * 1024, 1024, 2 ** 31 - 1),
     mongodbUrl: connectionString(env, 'MONGODB_URL', mongodbRefusal),
     ...initialKey(env),
     masterKey: masterKey(env),
