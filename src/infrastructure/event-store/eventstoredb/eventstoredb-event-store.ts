@@ -62,10 +62,11 @@ export class EventStoreDbEventStore implements EventStore {
   async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     // The server recognises a retry only when it carries the original expected revision (or, for
     // `any`, from a bounded cache), and it indexes no event ids: so every id is checked here first.
-    const earlier = await this.knownIds.earlierAppend(stream, events);
-    if (earlier) return earlier;
+    // Checked first: an append this large was never stored, so it cannot be a retry either.
     const bytes = appendSize(events);
     if (bytes > this.maxAppendBytes) throw new AppendTooLarge(stream, bytes, this.maxAppendBytes);
+    const earlier = await this.knownIds.earlierAppend(stream, events);
+    if (earlier) return earlier;
     try {
       const result = await this.client.appendToStream(stream, events.map(toEventData), {
         expectedRevision: toEsdbExpected(expectedRevision),
