@@ -1,6 +1,7 @@
 import * as net from 'node:net';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
+import { Refusal, eventStoreDbRefusal, mongodbRefusal } from './connection-strings';
 
 /**
  * The service's configuration, read from the environment once at start and validated there:
@@ -11,6 +12,8 @@ export interface AssayConfig {
   port: number;
   dataDir: string;
   eventStoreUrl: string | null;
+  /** ASSAY_EVENTSTORE_MAX_APPEND_BYTES: the EventStoreDB server's MaxAppendSize (1 MiB by default). */
+  eventStoreMaxAppendBytes: number;
   mongodbUrl: string | null;
   initOrg: string | null;
   initApiKey: string | null;
@@ -101,8 +104,9 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     dataDir: path.resolve(text(env, 'ASSAY_DATA_DIR') ?? './data'),
-    eventStoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'eventstoredb:']),
-    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
+    eventStoreUrl: connectionString(env, 'EVENTSTORE_URL', eventStoreDbRefusal),
+    eventStoreMaxAppendBytes: integer(env, 'ASSAY_EVENTSTORE_MAX_APPEND_BYTES', 1024 * 1024, 1024, 2 ** 31 - 1),
+    mongodbUrl: connectionString(env, 'MONGODB_URL', mongodbRefusal),
     ...initialKey(env),
     masterKey: masterKey(env),
     oauth: oauth(env),
@@ -158,19 +162,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(value);
 }
 
-function url(env: Env, name: string, protocols: string[]): string | null {
+/** A store's connection string, in any form its client takes (see connection-strings.ts). */
+function connectionString(env: Env, name: string, refusal: (value: string) => Refusal): string | null {
   const value = text(env, name);
   if (value === null) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    // Never the value: a database URL may carry its password.
-    throw new ConfigError(name, `the value is not a URL; expected for example ${protocols[0]}//localhost.`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `the scheme must be one of ${protocols.map((p) => p + '//').join(', ')}.`);
-  }
+  const problem = refusal(value);
+  if (problem !== null) throw new ConfigError(name, problem);
   return value;
 }
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { AssayConfig } from './config';
 import type { EventStore } from '#infrastructure/event-store/event-store.port';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
+import { DEFAULT_RESUME_POLICY } from '#infrastructure/event-store/eventstoredb/resuming-subscription';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
@@ -25,8 +26,13 @@ export interface Runtime {
 
 export const EVENT_LOG_FILE = 'events.sqlite';
 
-export async function openEventStore(config: AssayConfig): Promise<EventStore> {
-  if (config.eventStoreUrl) return EventStoreDbEventStore.connect(config.eventStoreUrl);
+export async function openEventStore(config: AssayConfig, logger?: JsonLogger): Promise<EventStore> {
+  if (config.eventStoreUrl) {
+    return EventStoreDbEventStore.connect(config.eventStoreUrl, {
+      maxAppendBytes: config.eventStoreMaxAppendBytes,
+      resume: { ...DEFAULT_RESUME_POLICY, onDrop: (reason, after) => logger?.warn('event store subscription dropped', { reason, resumeAfter: after ?? null }) },
+    });
+  }
   // The data directory holds the event log, artifacts and the generated master key: owner only.
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   return new SqliteEventStore(path.join(config.dataDir, EVENT_LOG_FILE));
@@ -40,7 +46,7 @@ export async function openReadStore(config: AssayConfig): Promise<ReadStore> {
 /** Opens both stores as the configuration says and logs which engines are in use. */
 export async function openRuntime(config: AssayConfig, logger: JsonLogger): Promise<Runtime> {
   const writes = new WriteTracker();
-  const eventStore = new PositionTrackingEventStore(await openEventStore(config), writes);
+  const eventStore = new PositionTrackingEventStore(await openEventStore(config, logger), writes);
   const readStore = await openReadStore(config);
   logger.info('stores opened', {
     eventStore: config.eventStoreUrl ? 'eventstoredb' : `sqlite:${path.join(config.dataDir, EVENT_LOG_FILE)}`,

@@ -243,6 +243,21 @@ function idempotencySpecs(subject: Subject): void {
       expect(await subject.store.readStream(stream)).toHaveLength(2);
     });
 
+    it('a retried append with the same event ids beyond 200 later events is still idempotent', async () => {
+      const stream = uniqueStream('idempotent_far');
+      const batch = newEvents(2);
+      const original = await subject.store.append(stream, batch, 'no_stream');
+      let revision = original.nextExpectedRevision;
+      for (let appended = 0; appended < 250; appended += 50) {
+        revision = (await subject.store.append(stream, newEvents(50), revision)).nextExpectedRevision;
+      }
+      expect(await subject.store.append(stream, batch, 'no_stream')).toEqual(original);
+      expect(await subject.store.append(stream, batch, 'any')).toEqual(original);
+      expect(await subject.store.append(stream, batch, revision)).toEqual(original);
+      await expect(subject.store.append(stream, [batch[1], newEvent()], revision)).rejects.toBeInstanceOf(IdempotencyViolation);
+      expect(await subject.store.readStream(stream)).toHaveLength(252);
+    });
+
     it('rejects a batch that repeats only some stored ids', async () => {
       const stream = uniqueStream('partial');
       const [first, second] = newEvents(2);

@@ -110,6 +110,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeToAllOptions): AllSubscription;
   /** The position of the newest event in the log, or -1 when it is empty. */
   headPosition(): Promise<number>;
+  /**
+   * Why a subscription of this store cannot receive events now (it dropped and is resubscribing),
+   * or null. Stores whose subscriptions cannot drop leave it out.
+   */
+  subscriptionFault?(): string | null;
   close(): Promise<void>;
 }
 
@@ -140,6 +145,22 @@ export class IdempotencyViolation extends Error {
 export function categoryOf(stream: string): string {
   const dash = stream.indexOf('-');
   return dash === -1 ? stream : stream.slice(0, dash);
+}
+
+/**
+ * Raised when an append is larger than the store takes in one write (EventStoreDB's MaxAppendSize,
+ * 1 MiB by default). Nothing of it was stored; the same append will always be refused.
+ */
+export class AppendTooLarge extends Error {
+  constructor(
+    readonly stream: string,
+    /** The append's size as the store counts it (at least). */
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`An append of ${bytes} bytes to "${stream}" exceeds the event store's limit of ${limit} bytes per append.`);
+    this.name = 'AppendTooLarge';
+  }
 }
 
 /** `$`-prefixed streams belong to the store itself; domain code never writes them. */

@@ -1,5 +1,6 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError } from '#shared/errors';
+import { AppendTooLarge } from '../event-store/event-store.port';
 import { DecodeError } from './decode/decode.pipe';
 import type { DecodeIssue } from './decode/decode-issues';
 import { knownGetPaths, knownOperationPaths } from './operation.decorator';
@@ -24,6 +25,7 @@ export function mapError(error: unknown, method: string, url: string): MappedErr
   if (error instanceof DecodeError) {
     return { status: 400, body: { _tag: 'HttpApiDecodeError', message: error.message, issues: error.issues }, unexpected: false };
   }
+  if (error instanceof AppendTooLarge) return appendTooLarge(error);
   if (error instanceof NotFoundException) return routeNotFound(method, url);
   if (error instanceof HttpException) return fromHttpException(error);
   const fastifyError = fromFastifyError(error);
@@ -40,6 +42,15 @@ export function mapError(error: unknown, method: string, url: string): MappedErr
 
 function expected(status: number, tag: string, message: string): MappedError {
   return { status, body: { _tag: tag, message }, unexpected: false };
+}
+
+/** A command whose events the event store cannot take in one append (EventStoreDB's MaxAppendSize). */
+function appendTooLarge(error: AppendTooLarge): MappedError {
+  return expected(
+    400,
+    'BadRequest',
+    `This request would record ${error.bytes} bytes in one write, and the event store takes at most ${error.limit} per write (EventStoreDB's MaxAppendSize). Send smaller sources or fewer cases, or raise MaxAppendSize on the server and ASSAY_EVENTSTORE_MAX_APPEND_BYTES to match.`,
+  );
 }
 
 function routeNotFound(method: string, url: string): MappedError {

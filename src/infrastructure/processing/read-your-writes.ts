@@ -89,6 +89,10 @@ export class PositionTrackingEventStore implements EventStore {
     return this.inner.headPosition();
   }
 
+  subscriptionFault(): string | null {
+    return this.inner.subscriptionFault?.() ?? null;
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -154,6 +154,21 @@ function queries(ctx: Context): void {
     expect(ids(await runs.find({ org: 'acme' }, { sort: { score: -1 }, skip: 1, limit: 1 }))).toEqual(['r4']);
   });
 
+  it('reads undefined in a filter as null: { _id: undefined } matches, changes and deletes nothing', async () => {
+    const runs = await ctx.runs();
+    const nothing = { _id: undefined } as unknown as Filter;
+    expect(await runs.find(nothing)).toEqual([]);
+    expect(await runs.count(nothing)).toBe(0);
+    expect(await runs.findOne(nothing)).toBeNull();
+    expect(await runs.updateMany(nothing, { $set: { status: 'gone' } })).toEqual(result(0, 0));
+    expect(await runs.updateOne({ _id: { $in: [undefined] } }, { $set: { status: 'gone' } })).toEqual(result(0, 0));
+    expect(await runs.deleteMany(nothing)).toBe(0);
+    expect(await runs.deleteOne({ $and: [{ org: 'acme' }, { _id: undefined }] })).toBe(0);
+    expect(ids(await runs.find({ note: undefined }, { sort: { _id: 1 } }))).toEqual(ids(await runs.find({ note: null }, { sort: { _id: 1 } })));
+    expect(await runs.count({})).toBe(5);
+    expect(await runs.count({ status: 'gone' })).toBe(0);
+  });
+
   it('counts all documents, and none in a collection never written', async () => {
     const runs = await ctx.runs();
     expect(await runs.count({})).toBe(5);

@@ -20,12 +20,20 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready when both stores answer and the read models have caught up with the log. */
+  /**
+   * Ready when both stores answer, the event log's subscription is up (a dropped one is being
+   * resumed), and the read models have caught up with the log.
+   */
   @Get('ready')
   @Public()
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const { eventStore, readStore, projections } = this;
     try {
+      const fault = eventStore.subscriptionFault?.() ?? null;
+      if (fault !== null) {
+        this.notReady(reply, fault);
+        return;
+      }
       const head = await eventStore.headPosition();
       if (!(await readStore.ping())) {
         this.notReady(reply, 'the read store does not answer');

@@ -1,7 +1,8 @@
 /**
  * MongoDB ReadStore: the port already speaks MongoDB's filter and update language, so each
  * operation maps to one driver call. What this adapter adds is the port's guarantees: string
- * `_id`s (also for upserts), DuplicateKey for code 11000, and plain result objects.
+ * `_id`s (also for upserts), DuplicateKey for code 11000, plain result objects, a total order
+ * for every query, undefined never dropped from a filter, and retries on transient errors.
  */
 import {
   Collection as DriverCollection,
@@ -14,6 +15,8 @@ import {
   UpdateResult as DriverUpdateResult,
 } from 'mongodb';
 import { Collection, Document, DuplicateKey, Filter, FindOptions, IndexSpec, ReadStore, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import { DEFAULT_RETRY_POLICY, RetryPolicy, retrying } from './mongodb-retry';
+import { filterWithNulls, indexKeys, totalOrder, withoutUndefined } from './mongodb-values';
 
 const DEFAULT_DATABASE = 'assay';
 const DUPLICATE_KEY_CODE = 11000;
@@ -26,9 +29,9 @@ export function databaseFromUrl(url: string): string | undefined {
   return name === '' ? undefined : name;
 }
 
-/** MongoDB's default index name (`org_1_createdAt_-1`), spelled out so that it never varies. */
-function indexName(spec: IndexSpec): string {
-  return Object.entries(spec.keys)
+/** MongoDB's default index name (`org_1_createdAt_-1_id_-1`), spelled out so that it never varies. */
+function indexName(keys: Record<string, 1 | -1>): string {
+  return Object.entries(keys)
     .map(([field, direction]) => `${field}_${direction}`)
     .join('_');
 }
@@ -70,67 +73,77 @@ async function guardDuplicates<R>(collection: string, id: string | undefined, wr
   }
 }
 
-class MongoCollection implements Collection {
+export class MongoCollection implements Collection {
   constructor(
     readonly name: string,
     private readonly collection: DriverCollection,
+    private readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
   ) {}
 
   async findOne(filter: Filter): Promise<Document | null> {
-    return (await this.collection.findOne(filter as DriverFilter<DriverDocument>)) as Document | null;
+    const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
+    return this.retrying(async () => (await this.collection.findOne(query, { sort: totalOrder(undefined) })) as Document | null);
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
-    const cursor = this.collection.find(filter as DriverFilter<DriverDocument>);
-    if (options.sort) cursor.sort(options.sort);
-    if (options.skip !== undefined) cursor.skip(options.skip);
-    if (options.limit !== undefined) cursor.limit(options.limit);
-    return (await cursor.toArray()) as unknown as Document[];
+    const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
+    return this.retrying(async () => {
+      const cursor = this.collection.find(query).sort(totalOrder(options.sort));
+      if (options.skip !== undefined) cursor.skip(options.skip);
+      if (options.limit !== undefined) cursor.limit(options.limit);
+      return (await cursor.toArray()) as unknown as Document[];
+    });
   }
 
   async count(filter: Filter): Promise<number> {
-    return this.collection.countDocuments(filter);
+    const query = filterWithNulls(filter);
+    return this.retrying(() => this.collection.countDocuments(query));
   }
 
   async insertOne(document: Document): Promise<void> {
-    // The driver sets `_id` on the object it inserts when missing; a copy keeps the caller's intact.
-    await guardDuplicates(this.name, document._id, () => this.collection.insertOne({ ...document } as DriverDocument));
+    // A copy: the driver sets `_id` on the object it inserts when missing, and undefined fields go.
+    const stored = withoutUndefined(document);
+    await this.retrying(() => guardDuplicates(this.name, document._id, () => this.collection.insertOne({ ...stored } as DriverDocument)));
   }
 
   async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
     const upsert = options.upsert ?? false;
+    const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
+    const stored: DriverDocument = withoutUndefined(document);
     const replacement: DriverDocument =
       // A replacement may come without an _id although the type says otherwise.
-      upsert && (document._id as string | undefined) === undefined && !namesId(filter) ? { ...document, _id: newStringId() } : document;
-    const result = await guardDuplicates(this.name, document._id, () =>
-      this.collection.replaceOne(filter as DriverFilter<DriverDocument>, replacement, { upsert }),
-    );
+      upsert && (document._id as string | undefined) === undefined && !namesId(filter) ? { ...stored, _id: newStringId() } : stored;
+    const result = await this.retrying(() => guardDuplicates(this.name, document._id, () => this.collection.replaceOne(query, replacement, { upsert })));
     return toResult(result);
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     const upsert = options.upsert ?? false;
-    const result = await guardDuplicates(this.name, undefined, () =>
-      this.collection.updateOne(filter as DriverFilter<DriverDocument>, upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>), {
-        upsert,
-      }),
-    );
+    const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
+    const change = withoutUndefined(upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>));
+    const result = await this.retrying(() => guardDuplicates(this.name, undefined, () => this.collection.updateOne(query, change, { upsert })));
     return toResult(result);
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    const result = await guardDuplicates(this.name, undefined, () =>
-      this.collection.updateMany(filter as DriverFilter<DriverDocument>, update as UpdateFilter<DriverDocument>),
-    );
+    const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
+    const change = withoutUndefined(update) as UpdateFilter<DriverDocument>;
+    const result = await this.retrying(() => guardDuplicates(this.name, undefined, () => this.collection.updateMany(query, change)));
     return toResult(result);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return (await this.collection.deleteOne(filter)).deletedCount;
+    const query = filterWithNulls(filter);
+    return this.retrying(async () => (await this.collection.deleteOne(query)).deletedCount);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await this.collection.deleteMany(filter)).deletedCount;
+    const query = filterWithNulls(filter);
+    return this.retrying(async () => (await this.collection.deleteMany(query)).deletedCount);
+  }
+
+  private retrying<T>(operation: () => Promise<T>): Promise<T> {
+    return retrying(this.retry, operation);
   }
 
   /**
@@ -158,8 +171,9 @@ export class MongoReadStore implements ReadStore {
 
   /** Connects to `url`; the database is `dbName`, else the one in the URL's path, else "assay". */
   static async connect(url: string, dbName?: string): Promise<MongoReadStore> {
-    // Dropping undefined fields matches the in-memory store, which copies documents as JSON.
-    const client = await MongoClient.connect(url, { ignoreUndefined: true });
+    // Not ignoreUndefined: it applies to filters too, where `{ _id: undefined }` would match every
+    // document. Undefined fields are dropped from documents here instead (mongodb-values.ts).
+    const client = await MongoClient.connect(url);
     return new MongoReadStore(client, client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DATABASE));
   }
 
@@ -175,9 +189,11 @@ export class MongoReadStore implements ReadStore {
 
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
-    await guardDuplicates(collection, undefined, () =>
-      this.db.collection(collection).createIndexes(indexes.map((spec) => ({ key: spec.keys, name: indexName(spec), unique: spec.unique ?? false }))),
-    );
+    const specs = indexes.map((spec) => {
+      const keys = indexKeys(spec);
+      return { key: keys, name: indexName(keys), unique: spec.unique ?? false };
+    });
+    await retrying(DEFAULT_RETRY_POLICY, () => guardDuplicates(collection, undefined, () => this.db.collection(collection).createIndexes(specs)));
   }
 
   async dropAll(): Promise<void> {

@@ -1,4 +1,4 @@
-import { EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
+import { AppendTooLarge, EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { executeOnStream, DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { Clock } from '#shared/clock';
@@ -6,7 +6,8 @@ import { derivedEventId } from '#shared/ids';
 import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.decider';
 import { batchStream } from '../batches/batch.events';
 import { runStream } from '../runs/run.events';
-import { trialStream } from '../trials/trial.events';
+import type { TrialCostInput } from '../trials/costs';
+import { TrialRef, trialStream } from '../trials/trial.events';
 import {
   abandonedTrial,
   batchEnding,
@@ -141,10 +142,27 @@ export class SagaReactions {
         hasSimulatedUser: hasSimulatedUser(batch, run),
         userModel: outcome.userModel ?? null,
       };
-      const recorded = await claim.finish(trialResultEvents(ref, outcome, costInput, this.clock.now()));
-      if (recorded && environment) await this.recordUse(ref.organization, environment, outcome, trialId);
+      const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
+      if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, trialId);
     } finally {
       claim.release();
+    }
+  }
+
+  /**
+   * Appends the trial's outcome through its claim (null when the claim was lost); one the event
+   * store refuses as too large for one write is recorded as a void trial that says so, so that
+   * the trial ends and the batch with it.
+   */
+  private async recordOutcome(claim: TrialClaim, ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput): Promise<TrialOutcome | null> {
+    try {
+      return (await claim.finish(trialResultEvents(ref, outcome, costInput, this.clock.now()))) ? outcome : null;
+    } catch (error) {
+      if (!(error instanceof AppendTooLarge)) throw error;
+      this.logger.error('trial result too large for the event store; voiding the trial', { trialId: ref.trialId, bytes: error.bytes, limit: error.limit });
+      const failure = `the trial's result (${error.bytes} bytes) exceeds the event store's limit of ${error.limit} bytes per write; lower ASSAY_OUTPUT_CAP or raise MaxAppendSize on the server`;
+      const voided = voidOutcome({ failure, voidFields: [], serviceFault: true, harnessVersion: outcome.harnessVersion ?? null });
+      return (await claim.finish(trialResultEvents(ref, { ...voided, usage: outcome.usage }, costInput, this.clock.now()))) ? voided : null;
     }
   }
 

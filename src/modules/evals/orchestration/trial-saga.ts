@@ -65,7 +65,15 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, options.claims, (batchId) =>
       this.watch.failureOf(batchId),
     );
-    this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) => this.reactions.runTrial(trialId));
+    // A trial whose outcome cannot be recorded (the store is down) stays running, to be recovered
+    // as abandoned; the failure is logged, never left to end the process as an unhandled rejection.
+    this.scheduler = new TrialScheduler(options.maxParallelTrials, (trialId) =>
+      this.reactions
+        .runTrial(trialId)
+        .catch((error: unknown) =>
+          this.logger.error('a trial could not be recorded', { trialId, error: error instanceof Error ? error.message : String(error) }),
+        ),
+    );
   }
 
   get runningTrials(): number {
