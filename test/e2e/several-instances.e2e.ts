@@ -97,6 +97,8 @@ describe('several server instances on one data directory', () => {
     const [one, two] = await Promise.all([serve('one'), serve('two')]);
     const started = await one.client.call('evals.batches.start', markingBatch('pair', 6, 1));
     expect(started.status).toBe(200);
+    // The other instance reads the shared log a moment later: its first answer may be 404.
+    await waitUntil(async () => (await two.client.call('evals.batches.get', { id: started.body.id })).status === 200, 10000);
     const batch = await waitForBatch(two.client, started.body.id, 60000);
     expect(batch.runs.flatMap((run: any) => run.trials).map((trial: any) => trial.status)).toEqual(Array(6).fill('passed'));
     const counts = markerCounts();
