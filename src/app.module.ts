@@ -9,6 +9,7 @@ import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from '#modules/auth/authentication/auth.guard';
 import { OAuthVerifier } from '#modules/auth/authentication/oauth.verifier';
+import { AnalyticsModule } from '#modules/analytics/analytics.module';
 import { AuthModule } from '#modules/auth/auth.module';
 import { ConnectorsModule } from '#modules/connectors/connectors.module';
 import { EnvironmentModule } from '#modules/environment/environment.module';
@@ -36,6 +37,7 @@ export class AppModule {
         PromptsModule,
         ConnectorsModule,
         EnvironmentModule,
+        AnalyticsModule,
       ],
       controllers: [HealthController],
       providers: [

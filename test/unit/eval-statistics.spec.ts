@@ -1,4 +1,4 @@
-import { median, passAtK, wilsonInterval } from '../../src/cli/eval/statistics';
+import { median, passAtK, wilsonInterval } from '#shared/statistics';
 
 describe('the Wilson 95% interval', () => {
   const rounded = (interval: { low: number; high: number } | null) => interval && { low: +interval.low.toFixed(4), high: +interval.high.toFixed(4) };

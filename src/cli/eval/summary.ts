@@ -1,5 +1,5 @@
 import type { BatchView, CostRecordView, RunView, TrialView } from './batch-view';
-import { median, passAtK, wilsonInterval } from './statistics';
+import { median, passAtK, wilsonInterval } from '#shared/statistics';
 import { groupByVariant, VariantGroup } from './variant-groups';
 
 /** One row of the summary table: a variant definition across the batch's cases. */

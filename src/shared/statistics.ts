@@ -47,3 +47,34 @@ export function median(values: Array<number | null>): number | null {
   const middle = Math.floor(numbers.length / 2);
   return numbers.length % 2 === 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2;
 }
+
+/** C(n, k) as a float, built as a running product so it never overflows for eval-sized n. */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let result = 1;
+  for (let i = 1; i <= Math.min(k, n - k); i += 1) result = (result * (n - Math.min(k, n - k) + i)) / i;
+  return result;
+}
+
+/**
+ * The unbiased estimator of pass@k for one case (Chen et al., 2021): the chance that at least one
+ * of k trials drawn without replacement from its n scored trials, c of them passed, passes:
+ * 1 − C(n−c, k) / C(n, k). Null when k exceeds the trials there are.
+ */
+export function unbiasedPassAtK(n: number, c: number, k: number): number | null {
+  if (k < 1 || k > n) return null;
+  if (n - c < k) return 1;
+  return 1 - choose(n - c, k) / choose(n, k);
+}
+
+/** pass^k for one case: the chance that all k trials drawn pass, C(c, k) / C(n, k); null when k > n. */
+export function passHatK(n: number, c: number, k: number): number | null {
+  if (k < 1 || k > n) return null;
+  return choose(c, k) / choose(n, k);
+}
+
+/** An estimator averaged over the cases with at least k scored trials; null when none has. */
+export function averagedOverCases(cases: readonly CaseTally[], k: number, estimator: (n: number, c: number, k: number) => number | null): number | null {
+  const values = cases.map((tally) => estimator(tally.scored, tally.passed, k)).filter((value): value is number => value !== null);
+  return values.length === 0 ? null : values.reduce((total, value) => total + value, 0) / values.length;
+}
