@@ -2,7 +2,7 @@
  * Domain errors, typed by the spec's `_tag`. They are mapped to HTTP in one place
  * (infrastructure/http/error-mapping.ts), always in the spec's error shape.
  */
-export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict';
+export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict' | 'BadGateway';
 
 export abstract class DomainError extends Error {
   abstract readonly tag: ErrorTag;
@@ -42,4 +42,10 @@ export class MethodNotAllowed extends DomainError {
 export class Conflict extends DomainError {
   readonly tag = 'Conflict' as const;
   readonly status = 409;
+}
+
+/** A service this one depends on (a model provider) failed; nothing was recorded, and a retry may succeed. */
+export class BadGateway extends DomainError {
+  readonly tag = 'BadGateway' as const;
+  readonly status = 502;
 }

@@ -5,6 +5,7 @@ import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
+import type { JudgeSettings } from '../execution/validation/model-judge';
 import type { RunnerSettings } from '../runner/runner-settings';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */
@@ -24,6 +25,8 @@ export interface TrialExecutionPlan {
   maxParallelTrials: number;
   /** The configured providers' models, which evals.models.list shows. */
   providerModels: ProviderModelEntry[];
+  /** The judges' providers and prices, for rescoring stored conversations. */
+  judging: JudgeSettings;
   /** Leases and silence of local runners, and the output cap their reports respect. */
   localRunners: RunnerSettings;
 }
@@ -65,6 +68,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     policy,
     maxParallelTrials: executionSettings.maxParallelTrials,
     providerModels: providerModels(execution),
+    judging: { providers: execution.providers, judges: execution.judges, prices: execution.prices },
     localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
   };
 }
