@@ -48,33 +48,31 @@ export function median(values: Array<number | null>): number | null {
   return numbers.length % 2 === 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2;
 }
 
-/** C(n, k) as a float, built as a running product so it never overflows for eval-sized n. */
-function choose(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let result = 1;
-  for (let i = 1; i <= Math.min(k, n - k); i += 1) result = (result * (n - Math.min(k, n - k) + i)) / i;
-  return result;
-}
-
 /**
- * The unbiased estimator of pass@k for one case (Chen et al., 2021): the chance that at least one
- * of k trials drawn without replacement from its n scored trials, c of them passed, passes:
- * 1 − C(n−c, k) / C(n, k). Null when k exceeds the trials there are.
+ * The unbiased estimators for one case of n scored trials, c of them passed, for k = 1 to maxK
+ * (at most n): pass@k = 1 − C(n−c, k)/C(n, k), the chance that at least one of k trials drawn
+ * without replacement passes (Chen et al., 2021), and pass^k = C(c, k)/C(n, k), the chance that
+ * all k pass. Each ratio of binomials is a running product, which neither overflows nor loses
+ * precision for large n, and gives every k in one pass.
  */
+export function estimatorsUpTo(n: number, c: number, maxK: number): Array<{ passAtK: number; passHatK: number }> {
+  const values: Array<{ passAtK: number; passHatK: number }> = [];
+  let noneSucceed = 1;
+  let allSucceed = 1;
+  for (let k = 1; k <= Math.min(maxK, n); k += 1) {
+    noneSucceed *= Math.max(0, n - c - (k - 1)) / (n - (k - 1));
+    allSucceed *= Math.max(0, c - (k - 1)) / (n - (k - 1));
+    values.push({ passAtK: 1 - noneSucceed, passHatK: allSucceed });
+  }
+  return values;
+}
+
+/** pass@k of one case (see estimatorsUpTo); null when k exceeds its n trials. */
 export function unbiasedPassAtK(n: number, c: number, k: number): number | null {
-  if (k < 1 || k > n) return null;
-  if (n - c < k) return 1;
-  return 1 - choose(n - c, k) / choose(n, k);
+  return k < 1 || k > n ? null : estimatorsUpTo(n, c, k)[k - 1].passAtK;
 }
 
-/** pass^k for one case: the chance that all k trials drawn pass, C(c, k) / C(n, k); null when k > n. */
+/** pass^k of one case (see estimatorsUpTo); null when k exceeds its n trials. */
 export function passHatK(n: number, c: number, k: number): number | null {
-  if (k < 1 || k > n) return null;
-  return choose(c, k) / choose(n, k);
-}
-
-/** An estimator averaged over the cases with at least k scored trials; null when none has. */
-export function averagedOverCases(cases: readonly CaseTally[], k: number, estimator: (n: number, c: number, k: number) => number | null): number | null {
-  const values = cases.map((tally) => estimator(tally.scored, tally.passed, k)).filter((value): value is number => value !== null);
-  return values.length === 0 ? null : values.reduce((total, value) => total + value, 0) / values.length;
+  return k < 1 || k > n ? null : estimatorsUpTo(n, c, k)[k - 1].passHatK;
 }

@@ -26,7 +26,7 @@ export interface TallyView {
   costPerPassedTrial: CostView | null;
   /** Median commands of a scored trial. */
   commandMedian: number | null;
-  /** Median model (agent) time of a scored trial, in ms, to two significant digits. */
+  /** Median model (agent) time of a scored trial, in ms, within 5 % (kept on a 10 % scale). */
   modelMsMedian: number | null;
 }
 

@@ -1,5 +1,5 @@
 import { pairedPermutationTest } from '#shared/paired-test';
-import { averagedOverCases, passHatK, unbiasedPassAtK } from '#shared/statistics';
+import { estimatorsUpTo } from '#shared/statistics';
 import { mergeTallies, Tally } from '../tally';
 import { tallyView, TallyView } from '../tally-view';
 import { variantLabel, VariantSummary } from '../variant-key';
@@ -17,8 +17,8 @@ export interface SideView extends TallyView {
   batchId: string | null;
   variantKey: string;
   variant: VariantSummary;
-  /** k = 1 to the fewest scored trials of a compared case: the unbiased estimators, averaged over the cases. */
-  atK: Array<{ k: number; passAtK: number | null; passHatK: number | null }>;
+  /** k = 1 to the fewest scored trials of a compared case (at most 100): the unbiased estimators, averaged over the cases. */
+  atK: Array<{ k: number; passAtK: number; passHatK: number }>;
 }
 
 export interface PairedTest {
@@ -44,6 +44,8 @@ export interface Comparison {
 
 const ALPHA = 0.05;
 const MAX_DIFFERING_LISTED = 200;
+/** The largest k listed: a suite's long history holds hundreds of trials per case, a batch at most 100. */
+const MAX_K = 100;
 const scoredOf = (tally: Tally) => tally.passed + tally.failed;
 
 export function compareSides(sides: readonly ComparedSide[], labelWithBatch: boolean): Comparison {
@@ -63,11 +65,13 @@ export function compareSides(sides: readonly ComparedSide[], labelWithBatch: boo
 function sideView(side: ComparedSide, label: string, common: readonly string[]): SideView {
   const tallies = common.map((caseId) => side.cases.get(caseId)!.tally);
   const perCase = tallies.map((tally) => ({ passed: tally.passed, scored: scoredOf(tally) }));
-  const maxK = perCase.length === 0 ? 0 : Math.min(...perCase.map((tally) => tally.scored));
+  const maxK = perCase.length === 0 ? 0 : Math.min(MAX_K, ...perCase.map((tally) => tally.scored));
+  const curves = perCase.map((tally) => estimatorsUpTo(tally.scored, tally.passed, maxK));
+  const mean = (values: number[]) => values.reduce((total, value) => total + value, 0) / values.length;
   const atK = Array.from({ length: maxK }, (_, index) => ({
     k: index + 1,
-    passAtK: averagedOverCases(perCase, index + 1, unbiasedPassAtK),
-    passHatK: averagedOverCases(perCase, index + 1, passHatK),
+    passAtK: mean(curves.map((curve) => curve[index].passAtK)),
+    passHatK: mean(curves.map((curve) => curve[index].passHatK)),
   }));
   return { label, batchId: side.batchId, variantKey: side.variantKey, variant: side.variant, ...tallyView(mergeTallies(tallies)), atK };
 }
