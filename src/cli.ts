@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from './config';
 import { Refusal, UsageError } from './cli/errors';
 import { isEvalUsage, registerEvalCommand } from './cli/eval/eval-command';
+import { registerReportCommand, ReportUsage } from './cli/report/report-command';
 import { EXIT } from './cli/eval/exit-codes';
 import { PERMISSIONS } from '#shared/permissions';
 
@@ -18,6 +19,9 @@ const USAGE = `Usage: assay <command>
                                           (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are;
                                           refused while a server uses the data directory, unless --force
   projections rebuild                     drop the read models and replay the event log
+  report --suite ID [--since ISO] [--until ISO] [--bucket hour|day|week] [--compare BATCH1,BATCH2]
+                                          print a suite's pass rates per variant over time (and a comparison
+                                          of batches) from a server (--url, --key or ASSAY_URL, ASSAY_API_KEY)
 
 Permissions: ${PERMISSIONS.join(', ')}`;
 
@@ -97,6 +101,7 @@ function buildProgram(): Command {
     .action(async () => (await admin()).rebuildProjections());
 
   registerEvalCommand(program);
+  registerReportCommand(program);
   return program;
 }
 
@@ -113,6 +118,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (isEvalUsage(error)) {
     process.stderr.write(`assay eval: ${error.message}\nRun "assay eval --help" for its options.\n`);
     process.exit(EXIT.usage);
+  }
+  if (error instanceof ReportUsage) {
+    process.stderr.write(`assay report: ${error.message}\n`);
+    process.exit(2);
   }
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
   else if (error instanceof Refusal) process.stderr.write(`${error.message}\n`);

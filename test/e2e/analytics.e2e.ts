@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
@@ -13,7 +14,7 @@ import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import type { ApiClient } from '../support/http-client';
 import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';
 import { waitForBatch } from '../support/evals';
-import { INIT_KEY, InProcessServer, keyFor, startInProcess, tempDir } from '../support/servers';
+import { CLI, INIT_KEY, InProcessServer, keyFor, startInProcess, tempDir } from '../support/servers';
 
 const HELLO = { harness: 'command', model: 'none', profile: { name: 'writes-hello', run: 'echo hello > out.txt' } };
 const BYE = { harness: 'command', model: 'none', profile: { name: 'writes-bye', run: 'echo bye > out.txt' } };
@@ -250,6 +251,30 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     expect((await other.call('analytics.passRates', { suiteId: 'analytics-suite' })).status).toBe(404);
     const promptsOnly = await keyFor(server, 'acme', ['prompts:read']);
     expect((await promptsOnly.call('analytics.passRates', {})).status).toBe(403);
+  });
+
+  it('prints the pass-rate table and a comparison with `assay report` (the built CLI, as a child process)', async () => {
+    const report = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const env = { PATH: process.env.PATH ?? '', ASSAY_URL: server.url, ASSAY_API_KEY: INIT_KEY };
+        execFile(process.execPath, [CLI, 'report', ...args], { env }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const today = new Date().toISOString().slice(0, 10);
+    const printed = await report('--suite', 'analytics-suite', '--since', today, '--bucket', 'week', '--compare', `${batches.first.id},${batches.second.id}`);
+    expect(printed).toMatchObject({ code: 0, stderr: '' });
+    const totals = printed.stdout.split('\n').filter((line) => line.startsWith('total'));
+    expect(totals).toEqual([expect.stringMatching(/command\/none \(writes-bye\)\s+9\s+3\s+6\s+0\s+33%/), expect.stringMatching(/command\/none \(writes-hello\)\s+15\s+10\s+5\s+0\s+67%/)]);
+    expect(printed.stdout).toContain(lineOf((await api.call('analytics.passRates', { suiteId: 'analytics-suite' })).body, 'writes-hello').variantKey);
+    expect(printed.stdout).toMatch(/pass@1\s+pass\^1/);
+    expect(printed.stdout).toContain('No significant difference');
+    const unknown = await report('--suite', 'no-such-suite');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Suite "no-such-suite" does not exist');
+    const bad = await report('--suite', 'analytics-suite', '--bucket', 'month');
+    expect(bad.code).toBe(2);
+    expect((await report('--suite', 'analytics-suite', '--since', 'yesterday')).stderr).toContain('--since takes an ISO-8601 date');
   });
 
   describe('evals.runs.rescore', () => {
