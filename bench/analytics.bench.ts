@@ -50,7 +50,13 @@ const evalCase = (id: string): EvalCase => ({
   validator: null,
   verify: 'test -f out.txt',
 });
-const variant = (index: number): VariantDefinition => ({ harness: 'command', model: 'none', profile: { run: `echo ${index}` }, sandbox: null, credentials: null });
+const variant = (index: number): VariantDefinition => ({
+  harness: 'command',
+  model: 'none',
+  profile: { run: `echo ${index}` },
+  sandbox: null,
+  credentials: null,
+});
 
 /** xorshift32: the same history every run. */
 function seededRandom(seed: number): () => number {
@@ -67,7 +73,16 @@ class EventFeed {
   private position = 0;
   constructor(private readonly store: ReadStore) {}
   async emit(type: string, data: unknown): Promise<void> {
-    const event: RecordedEvent = { id: String(this.position), type, data, metadata: { organization: ORG, actor: 'bench', correlationId: 'b', causationId: 'b' }, streamName: 'bench', revision: 0, position: this.position, createdAt: '' };
+    const event: RecordedEvent = {
+      id: String(this.position),
+      type,
+      data,
+      metadata: { organization: ORG, actor: 'bench', correlationId: 'b', causationId: 'b' },
+      streamName: 'bench',
+      revision: 0,
+      position: this.position,
+      createdAt: '',
+    };
     this.position += 1;
     await analyticsProjection.project(event, this.store);
   }
@@ -118,7 +133,8 @@ async function seed(store: ReadStore, progress: Progress): Promise<string[]> {
   }
   for (let suiteIndex = 0; suiteIndex < SUITES_SEEDED; suiteIndex += 1) {
     await store.collection(SUITES).insertOne({ _id: suiteDocumentId(ORG, `suite-${suiteIndex}`), organization: ORG });
-    for (let n = 0; n < CASES_PER_SUITE; n += 1) await store.collection(CASES).insertOne({ _id: caseDocumentId(ORG, `case-${suiteIndex}-${n}`), organization: ORG });
+    for (let n = 0; n < CASES_PER_SUITE; n += 1)
+      await store.collection(CASES).insertOne({ _id: caseDocumentId(ORG, `case-${suiteIndex}-${n}`), organization: ORG });
   }
   return batchIds;
 }
@@ -156,7 +172,14 @@ export const analyticsSuite: Suite = {
     return [
       ...(await timed('passRates organization, day, 100 days', () => passRates.execute(new GetPassRates(ORG, none, { ...all, bucket: 'day' }, now)))),
       ...(await timed('passRates suite, hour, 14 days', () =>
-        passRates.execute(new GetPassRates(ORG, { ...none, suiteId: 'suite-0' }, { from: new Date(now.getTime() - 14 * ROUND_EVERY_MS).toISOString(), to: all.to, bucket: 'hour' }, now)),
+        passRates.execute(
+          new GetPassRates(
+            ORG,
+            { ...none, suiteId: 'suite-0' },
+            { from: new Date(now.getTime() - 14 * ROUND_EVERY_MS).toISOString(), to: all.to, bucket: 'hour' },
+            now,
+          ),
+        ),
       )),
       ...(await timed('passRates case + variant, week, all', () =>
         passRates.execute(new GetPassRates(ORG, { suiteId: 'suite-1', caseId: 'case-1-3', variantKey: keys[2] }, { ...all, bucket: 'week' }, now)),

@@ -36,14 +36,16 @@ export function pairedPermutationTest(outcomes: readonly PairedOutcome[]): Paire
     .map(Math.round)
     .filter((difference) => difference !== 0)
     .map(Math.abs);
-  const observed = Math.abs(
-    judged.reduce((total, { a, b }) => total + Math.round((a.passed * scale) / a.scored - (b.passed * scale) / b.scored), 0),
-  );
+  const observed = Math.abs(judged.reduce((total, { a, b }) => total + Math.round((a.passed * scale) / a.scored - (b.passed * scale) / b.scored), 0));
   const differingCases = differences.length;
   if (differingCases === 0) return { method: 'exact sign-flip permutation test (McNemar exact with one trial per case)', differingCases, pValue: 1 };
   const range = differences.reduce((total, value) => total + value, 0);
   if (Number.isSafeInteger(scale) && differingCases * (2 * range + 1) <= EXACT_LIMIT) {
-    return { method: 'exact sign-flip permutation test (McNemar exact with one trial per case)', differingCases, pValue: exactPValue(differences, range, observed) };
+    return {
+      method: 'exact sign-flip permutation test (McNemar exact with one trial per case)',
+      differingCases,
+      pValue: exactPValue(differences, range, observed),
+    };
   }
   return { method: 'sign-flip permutation test (20,000 seeded draws)', differingCases, pValue: sampledPValue(differences, observed) };
 }

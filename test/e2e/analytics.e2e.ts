@@ -40,7 +40,7 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
   let api: ApiClient;
   let fake: FakeProvider;
   /** Batch id → its start and, per variant profile name, passed of scored trials. */
-  const history: Array<{ id: string; startedAt: string; suite: string; outcomes: Record<string, { passed: number; scored: number }> }> = [];
+  const history: Array<{ id: string; startedAt: string; suite: string; outcomes: Partial<Record<string, { passed: number; scored: number }>> }> = [];
   const batches: Record<string, any> = {};
 
   async function run(name: string, body: Record<string, unknown>, outcomes: Record<string, { passed: number; scored: number }>): Promise<any> {
@@ -75,7 +75,11 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     ];
     const suite = { id: 'analytics-suite', prompt: 'Write a greeting' };
     // 3 trials of 3 cases: HELLO passes always and hello (6 of 9), BYE only always (3 of 9).
-    await run('first', { suite, cases, variants: [HELLO, BYE], trials: 3 }, { 'writes-hello': { passed: 6, scored: 9 }, 'writes-bye': { passed: 3, scored: 9 } });
+    await run(
+      'first',
+      { suite, cases, variants: [HELLO, BYE], trials: 3 },
+      { 'writes-hello': { passed: 6, scored: 9 }, 'writes-bye': { passed: 3, scored: 9 } },
+    );
     await run('second', { suite, cases, variants: [HELLO], trials: 2 }, { 'writes-hello': { passed: 4, scored: 6 } });
     // A judged case with a known mix: the judge answers pass, fail, pass, fail to HELLO's 4 trials, then 3 of 4 to BYE's.
     const judged = { suite: { id: 'judged-suite', prompt: 'Greet the user' }, cases: [{ id: 'judged', validator: JUDGE }, cases[0]], trials: 4 };
@@ -89,8 +93,8 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
   }, 600_000);
 
   afterAll(async () => {
-    await server?.close();
-    await fake?.close();
+    await server.close();
+    await fake.close();
     delete process.env.ANALYTICS_JUDGE_KEY;
   });
 
@@ -140,7 +144,12 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     expect(oneVariant.variants[0].total).toMatchObject({ scored: 29, passed: 10 + 6 + 6 });
     // `from` counts from the start of its bucket: an hour that begins after the last batch holds nothing.
     const later = new Date(Date.now() + 2 * HOUR).toISOString();
-    const empty = await api.call('analytics.passRates', { suiteId: 'analytics-suite', bucket: 'hour', from: later, to: new Date(Date.now() + 3 * HOUR).toISOString() });
+    const empty = await api.call('analytics.passRates', {
+      suiteId: 'analytics-suite',
+      bucket: 'hour',
+      from: later,
+      to: new Date(Date.now() + 3 * HOUR).toISOString(),
+    });
     expect(empty.body.variants).toEqual([]);
   });
 
@@ -151,7 +160,16 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     expect(comparedCases).toBe(2);
     expect(sides.map((side: any) => side.batchId)).toEqual([batches.judgedHello.id, batches.judgedBye.id]);
     // Per case (n scored, c passed): HELLO judged (4, 2) and always (4, 4); BYE judged (4, 3) and always (4, 4).
-    const cases = { hello: [[4, 2], [4, 4]], bye: [[4, 3], [4, 4]] };
+    const cases = {
+      hello: [
+        [4, 2],
+        [4, 4],
+      ],
+      bye: [
+        [4, 3],
+        [4, 4],
+      ],
+    };
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
     for (const [index, tallies] of [cases.hello, cases.bye].entries()) {
       const expected = [1, 2, 3, 4].map((k) => ({
@@ -166,8 +184,12 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
       });
     }
     expect(sides[0].atK[1].passAtK).toBeCloseTo((5 / 6 + 1) / 2, 10);
-    expect(differingCases).toEqual([expect.objectContaining({ caseId: 'judged', sides: [expect.objectContaining({ passed: 2 }), expect.objectContaining({ passed: 3 })] })]);
-    expect(tests).toEqual([expect.objectContaining({ differingCases: 1, pValue: 1, significant: false, verdict: expect.stringContaining('No significant difference') })]);
+    expect(differingCases).toEqual([
+      expect.objectContaining({ caseId: 'judged', sides: [expect.objectContaining({ passed: 2 }), expect.objectContaining({ passed: 3 })] }),
+    ]);
+    expect(tests).toEqual([
+      expect.objectContaining({ differingCases: 1, pValue: 1, significant: false, verdict: expect.stringContaining('No significant difference') }),
+    ]);
   });
 
   it('says a difference on six of six cases is real, with McNemar exact p = 2/64', async () => {
@@ -265,7 +287,10 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     const printed = await report('--suite', 'analytics-suite', '--since', today, '--bucket', 'week', '--compare', `${batches.first.id},${batches.second.id}`);
     expect(printed).toMatchObject({ code: 0, stderr: '' });
     const totals = printed.stdout.split('\n').filter((line) => line.startsWith('total'));
-    expect(totals).toEqual([expect.stringMatching(/command\/none \(writes-bye\)\s+9\s+3\s+6\s+0\s+33%/), expect.stringMatching(/command\/none \(writes-hello\)\s+15\s+10\s+5\s+0\s+67%/)]);
+    expect(totals).toEqual([
+      expect.stringMatching(/command\/none \(writes-bye\)\s+9\s+3\s+6\s+0\s+33%/),
+      expect.stringMatching(/command\/none \(writes-hello\)\s+15\s+10\s+5\s+0\s+67%/),
+    ]);
     expect(printed.stdout).toContain(lineOf((await api.call('analytics.passRates', { suiteId: 'analytics-suite' })).body, 'writes-hello').variantKey);
     expect(printed.stdout).toMatch(/pass@1\s+pass\^1/);
     expect(printed.stdout).toContain('No significant difference');
@@ -306,7 +331,12 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
       // Recorded in the log, linked to the original trials.
       const stream = await server.runtime.eventStore.readStream(`rescore-${rescore.body.rescoreId}`);
       expect(stream.map((event) => event.type)).toEqual(['RunRescored', 'TrialRescored', 'TrialRescored', 'TrialRescored', 'TrialRescored']);
-      expect(stream.slice(1).map((event) => (event.data as { trialId: string }).trialId).sort()).toEqual(before.trials.map((trial: any) => trial.id).sort());
+      expect(
+        stream
+          .slice(1)
+          .map((event) => (event.data as { trialId: string }).trialId)
+          .sort(),
+      ).toEqual(before.trials.map((trial: any) => trial.id).sort());
       expect(JSON.stringify(stream)).not.toContain(process.env.ANALYTICS_JUDGE_KEY);
     });
 

@@ -61,7 +61,10 @@ async function report(flags: ReportFlags): Promise<number> {
     const rates = (await api.expect('analytics.passRates', body)) as PassRatesAnswer;
     process.stdout.write(`Pass rates of suite ${flags.suite}, by ${rates.bucket}, ${rates.from} to ${rates.to}\n\n${passRateTable(rates)}\n`);
     if (flags.compare !== undefined) {
-      const batchIds = flags.compare.split(',').map((id) => id.trim()).filter((id) => id !== '');
+      const batchIds = flags.compare
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== '');
       const comparison = (await api.expect('analytics.compare', { batchIds })) as ComparisonAnswer;
       process.stdout.write(`\nComparison of ${batchIds.join(', ')}\n\n${comparisonTable(comparison)}\n`);
     }

@@ -44,9 +44,23 @@ export function passRateTable(answer: PassRatesAnswer): string {
   const rows: string[][] = [];
   for (const line of answer.variants) {
     for (const bucket of line.buckets) {
-      rows.push([bucket.start, line.label, ...counts(bucket), rate(bucket), bucket.commandMedian === null ? '-' : String(bucket.commandMedian), perPass(bucket)]);
+      rows.push([
+        bucket.start,
+        line.label,
+        ...counts(bucket),
+        rate(bucket),
+        bucket.commandMedian === null ? '-' : String(bucket.commandMedian),
+        perPass(bucket),
+      ]);
     }
-    rows.push(['total', line.label, ...counts(line.total), rate(line.total), line.total.commandMedian === null ? '-' : String(line.total.commandMedian), perPass(line.total)]);
+    rows.push([
+      'total',
+      line.label,
+      ...counts(line.total),
+      rate(line.total),
+      line.total.commandMedian === null ? '-' : String(line.total.commandMedian),
+      perPass(line.total),
+    ]);
   }
   const keys = answer.variants.map((line) => `  ${line.variantKey}  ${line.label}`);
   return [table(header, rows), '', 'Variant keys (pass one as --variant, or "variant" in analytics.passRates):', ...keys].join('\n');

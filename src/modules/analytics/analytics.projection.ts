@@ -70,7 +70,12 @@ async function onVerdict(event: Recorded<TrialScored | TrialVoided>, store: Read
   if (run._position < event.position) {
     // A second verdict for a trial (never written by the saga) would count it twice: ignored.
     if (trial.status !== 'pending') return;
-    after = { ...run, trials: { ...run.trials, [event.data.trialId]: { ...trial, status } }, counts: countsWith(run.counts, status, 1), _position: event.position };
+    after = {
+      ...run,
+      trials: { ...run.trials, [event.data.trialId]: { ...trial, status } },
+      counts: countsWith(run.counts, status, 1),
+      _position: event.position,
+    };
   } else if (run.trials[event.data.trialId].status !== status) return;
   const delta: VerdictDelta = {
     status,
@@ -121,7 +126,11 @@ async function applyToTally(store: ReadStore, target: TallyTarget, delta: Verdic
   const { _id: _ignored, _position: _previous, ...fields } = current ?? { ...target, ...emptyTally(), _position: -1 };
   const tally = withVerdict(fields, delta);
   // The variant's first profile name stays: the summary is the definition's, fixed at first sight.
-  await tallies.replaceOne({ _id: target._id }, { ...target, ...tally, variant: current?.variant ?? target.variant, _id: target._id, _position: position }, { upsert: true });
+  await tallies.replaceOne(
+    { _id: target._id },
+    { ...target, ...tally, variant: current?.variant ?? target.variant, _id: target._id, _position: position },
+    { upsert: true },
+  );
 }
 
 /**
@@ -134,10 +143,7 @@ export const analyticsProjection = typedProjection<AnalyticsEvent>({
   eventTypes: ['BatchStarted', 'TrialCommandRecorded', 'TrialScored', 'TrialVoided'],
   collections: {
     [ANALYTICS_RUNS]: [{ keys: { organization: 1, batchId: 1 } }],
-    [ANALYTICS_TALLIES]: [
-      { keys: { organization: 1, series: 1, bucketStartMillis: 1 } },
-      { keys: { organization: 1, caseSet: 1 } },
-    ],
+    [ANALYTICS_TALLIES]: [{ keys: { organization: 1, series: 1, bucketStartMillis: 1 } }, { keys: { organization: 1, caseSet: 1 } }],
   },
   async project(event, store) {
     switch (event.type) {

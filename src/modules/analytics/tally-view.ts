@@ -53,7 +53,12 @@ export function tallyView(tally: Tally): TallyView {
     costPerPassedTrial:
       tally.passed === 0
         ? null
-        : { knownActualUsd: per(costs.knownActualUsd), allocatedUsd: per(costs.allocatedUsd), estimatedEquivalentUsd: per(costs.estimatedEquivalentUsd), incomplete: costs.incomplete },
+        : {
+            knownActualUsd: per(costs.knownActualUsd),
+            allocatedUsd: per(costs.allocatedUsd),
+            estimatedEquivalentUsd: per(costs.estimatedEquivalentUsd),
+            incomplete: costs.incomplete,
+          },
     commandMedian: histogramMedian(tally.commandCounts),
     modelMsMedian: histogramMedian(tally.modelMsCounts),
   };

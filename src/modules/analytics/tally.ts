@@ -75,7 +75,8 @@ const mixed = (counts: RunCounts) => counts.passed > 0 && counts.failed > 0;
 export function withVerdict(tally: Tally, delta: VerdictDelta): Tally {
   const scored = delta.status !== 'void';
   const { before, after } = delta.run;
-  const bump = (counts: Record<string, number>, value: number) => (scored ? { ...counts, [value]: (counts[value] ?? 0) + 1 } : counts);
+  const bump = (counts: Record<string, number>, value: number) =>
+    scored ? { ...counts, [value]: Object.hasOwn(counts, value) ? counts[value] + 1 : 1 } : counts;
   return {
     verdicts: tally.verdicts + 1,
     passed: tally.passed + (delta.status === 'passed' ? 1 : 0),
@@ -106,8 +107,10 @@ export function mergeTallies(tallies: readonly Tally[]): Tally {
     total.allocatedUsd = round(total.allocatedUsd + tally.allocatedUsd);
     total.estimatedEquivalentUsd = round(total.estimatedEquivalentUsd + tally.estimatedEquivalentUsd);
     total.costIncomplete ||= tally.costIncomplete;
-    for (const [value, count] of Object.entries(tally.commandCounts)) total.commandCounts[value] = (total.commandCounts[value] ?? 0) + count;
-    for (const [value, count] of Object.entries(tally.modelMsCounts)) total.modelMsCounts[value] = (total.modelMsCounts[value] ?? 0) + count;
+    for (const [value, count] of Object.entries(tally.commandCounts))
+      total.commandCounts[value] = (Object.hasOwn(total.commandCounts, value) ? total.commandCounts[value] : 0) + count;
+    for (const [value, count] of Object.entries(tally.modelMsCounts))
+      total.modelMsCounts[value] = (Object.hasOwn(total.modelMsCounts, value) ? total.modelMsCounts[value] : 0) + count;
     total.runs += tally.runs;
     total.mixedRuns += tally.mixedRuns;
     total.pairs += tally.pairs;

@@ -48,6 +48,13 @@ const MAX_DIFFERING_LISTED = 200;
 const MAX_K = 100;
 const scoredOf = (tally: Tally) => tally.passed + tally.failed;
 
+/** A compared case's tally on a side: every side holds every compared case. */
+function tallyOf(side: ComparedSide, caseId: string): Tally {
+  const held = side.cases.get(caseId);
+  if (held === undefined) throw new Error(`A compared side lacks the case "${caseId}".`);
+  return held.tally;
+}
+
 export function compareSides(sides: readonly ComparedSide[], labelWithBatch: boolean): Comparison {
   const allCases = [...new Set(sides.flatMap((side) => [...side.cases.keys()]))].sort();
   const common = allCases.filter((caseId) => sides.every((side) => scoredOf(side.cases.get(caseId)?.tally ?? mergeTallies([])) > 0));
@@ -63,7 +70,7 @@ export function compareSides(sides: readonly ComparedSide[], labelWithBatch: boo
 }
 
 function sideView(side: ComparedSide, label: string, common: readonly string[]): SideView {
-  const tallies = common.map((caseId) => side.cases.get(caseId)!.tally);
+  const tallies = common.map((caseId) => tallyOf(side, caseId));
   const perCase = tallies.map((tally) => ({ passed: tally.passed, scored: scoredOf(tally) }));
   const maxK = perCase.length === 0 ? 0 : Math.min(MAX_K, ...perCase.map((tally) => tally.scored));
   const curves = perCase.map((tally) => estimatorsUpTo(tally.scored, tally.passed, maxK));
@@ -79,11 +86,11 @@ function sideView(side: ComparedSide, label: string, common: readonly string[]):
 function differing(sides: readonly ComparedSide[], labels: readonly string[], common: readonly string[]): Comparison['differingCases'] {
   const rows = common.map((caseId) => {
     const per = sides.map((side, index) => {
-      const { tally } = side.cases.get(caseId)!;
+      const tally = tallyOf(side, caseId);
       return { label: labels[index], passed: tally.passed, scored: scoredOf(tally), passRate: tally.passed / scoredOf(tally) };
     });
     const rates = per.map((entry) => entry.passRate);
-    return { caseId, caseName: sides[0].cases.get(caseId)!.caseName, sides: per, spread: Math.max(...rates) - Math.min(...rates) };
+    return { caseId, caseName: sides[0].cases.get(caseId)?.caseName ?? caseId, sides: per, spread: Math.max(...rates) - Math.min(...rates) };
   });
   return rows
     .filter((row) => row.spread > 0)
@@ -94,8 +101,8 @@ function differing(sides: readonly ComparedSide[], labels: readonly string[], co
 
 function pairedTest(baseline: ComparedSide, other: ComparedSide, baselineLabel: string, otherLabel: string, common: readonly string[]): PairedTest {
   const outcomes = common.map((caseId) => {
-    const a = baseline.cases.get(caseId)!.tally;
-    const b = other.cases.get(caseId)!.tally;
+    const a = tallyOf(baseline, caseId);
+    const b = tallyOf(other, caseId);
     return { a: { passed: a.passed, scored: scoredOf(a) }, b: { passed: b.passed, scored: scoredOf(b) } };
   });
   const result = pairedPermutationTest(outcomes);
@@ -106,5 +113,13 @@ function pairedTest(baseline: ComparedSide, other: ComparedSide, baselineLabel: 
   const verdict = significant
     ? `${better} passes more often than ${worse} (p = ${p} < 0.05): the difference is unlikely to be chance.`
     : `No significant difference between ${baselineLabel} and ${otherLabel} (p = ${p} ≥ 0.05): it may be chance; more cases or trials would tell.`;
-  return { baseline: baselineLabel, other: otherLabel, method: result.method, differingCases: result.differingCases, pValue: result.pValue, significant, verdict };
+  return {
+    baseline: baselineLabel,
+    other: otherLabel,
+    method: result.method,
+    differingCases: result.differingCases,
+    pValue: result.pValue,
+    significant,
+    verdict,
+  };
 }

@@ -39,7 +39,14 @@ export class FlakyHandler implements IQueryHandler<ListFlaky, FlakyCases> {
     const flaky = documents
       .filter((document) => document.disagreeingPairs > 0)
       .map(flakyCase)
-      .sort((a, b) => b.flakiness - a.flakiness || b.mixedRuns - a.mixedRuns || a.suiteId.localeCompare(b.suiteId) || a.caseId.localeCompare(b.caseId) || a.label.localeCompare(b.label));
+      .sort(
+        (a, b) =>
+          b.flakiness - a.flakiness ||
+          b.mixedRuns - a.mixedRuns ||
+          a.suiteId.localeCompare(b.suiteId) ||
+          a.caseId.localeCompare(b.caseId) ||
+          a.label.localeCompare(b.label),
+      );
     return { suiteId, cases: flaky.slice(0, limit), total: flaky.length };
   }
 }

@@ -17,6 +17,8 @@ export class PassRatesController {
   @Operation('analytics.passRates', 'evals:read')
   passRates(@Body() body: PassRatesDto, @CurrentCaller() caller: Caller): Promise<PassRates> {
     const filter = { suiteId: body.suiteId ?? null, caseId: body.caseId ?? null, variantKey: body.variant ?? null };
-    return this.queryBus.execute(new GetPassRates(caller.organization, filter, { from: body.from ?? null, to: body.to ?? null, bucket: body.bucket }, this.clock.now()));
+    return this.queryBus.execute(
+      new GetPassRates(caller.organization, filter, { from: body.from ?? null, to: body.to ?? null, bucket: body.bucket }, this.clock.now()),
+    );
   }
 }

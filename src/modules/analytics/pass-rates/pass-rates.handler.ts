@@ -40,23 +40,38 @@ export class PassRatesHandler implements IQueryHandler<GetPassRates, PassRates> 
     const { from, to } = span(window, now);
     await knownScope(this.readStore, organization, filter);
     const { suiteId, caseId, variantKey } = filter;
-    const series = caseId !== null ? seriesOf('case', caseId, window.bucket) : suiteId !== null ? seriesOf('suite', suiteId, window.bucket) : seriesOf('organization', null, window.bucket);
+    const series =
+      caseId !== null
+        ? seriesOf('case', caseId, window.bucket)
+        : suiteId !== null
+          ? seriesOf('suite', suiteId, window.bucket)
+          : seriesOf('organization', null, window.bucket);
     const query: Filter = { organization, series, bucketStartMillis: { $gte: bucketStart(from, window.bucket), $lt: to } };
     if (caseId !== null && suiteId !== null) query.suiteId = suiteId;
     if (variantKey !== null) query.variantKey = variantKey;
     const documents = await this.readStore.collection<TallyDocument>(ANALYTICS_TALLIES).find(query);
-    return { bucket: window.bucket, from: new Date(from).toISOString(), to: new Date(to).toISOString(), suiteId, caseId, variants: lines(documents, window.bucket) };
+    return {
+      bucket: window.bucket,
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      suiteId,
+      caseId,
+      variants: lines(documents, window.bucket),
+    };
   }
 }
 
 /** The window asked for, checked: `from` before `to`, at most MAX_BUCKETS buckets. */
 function span(window: GetPassRates['window'], now: Date): { from: number; to: number } {
   const to = window.to === null ? now.getTime() : Date.parse(window.to);
-  const from = window.from === null ? bucketStart(to, window.bucket) - (DEFAULT_BUCKETS[window.bucket] - 1) * BUCKET_MS[window.bucket] : Date.parse(window.from);
+  const from =
+    window.from === null ? bucketStart(to, window.bucket) - (DEFAULT_BUCKETS[window.bucket] - 1) * BUCKET_MS[window.bucket] : Date.parse(window.from);
   if (from >= to) throw new BadRequest('"from" must be before "to".');
   const buckets = Math.ceil((to - bucketStart(from, window.bucket)) / BUCKET_MS[window.bucket]);
   if (buckets > MAX_BUCKETS) {
-    throw new BadRequest(`The window spans ${buckets} ${window.bucket} buckets; at most ${MAX_BUCKETS} fit in one answer: narrow from/to or use a wider bucket.`);
+    throw new BadRequest(
+      `The window spans ${buckets} ${window.bucket} buckets; at most ${MAX_BUCKETS} fit in one answer: narrow from/to or use a wider bucket.`,
+    );
   }
   return { from, to };
 }

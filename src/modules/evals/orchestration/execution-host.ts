@@ -2,10 +2,10 @@ import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig, providerModels } from '../execution';
+import type { JudgeSettings } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
-import type { JudgeSettings } from '../execution/validation/model-judge';
 import type { RunnerSettings } from '../runner/runner-settings';
 
 /** What the server's trial execution is built from: its configuration and the process's parts. */

@@ -1,7 +1,4 @@
-import type { Redactor } from '../../execution/output/captured-output';
-import { JudgeError, JudgeService } from '../../execution/validation/judge';
-import type { ValidationRecord } from '../../execution/validation/validation-record';
-import { ValidationRecorder } from '../../execution/validation/validation-recorder';
+import { JudgeError, JudgeService, Redactor, ValidationRecord, ValidationRecorder } from '../../execution';
 import type { JudgeValidator } from '../../shared/definitions';
 import type { TrialView } from '../trial-view';
 import { storedConversation } from './stored-conversation';
@@ -32,12 +29,29 @@ export interface TrialJudging {
  * have (the validation recorder of the runner): passed or failed by the threshold; an answer
  * outside the choices is a validation in error, and the trial void in the new distribution.
  */
-export async function judgeTrial({ judge, form, validator, redactor, trial, prompt, now }: TrialJudging): Promise<{ status: 'passed' | 'failed' | 'void'; validations: ValidationRecord[] }> {
+export async function judgeTrial({
+  judge,
+  form,
+  validator,
+  redactor,
+  trial,
+  prompt,
+  now,
+}: TrialJudging): Promise<{ status: 'passed' | 'failed' | 'void'; validations: ValidationRecord[] }> {
   const recorder = new ValidationRecorder(validator, redactor);
   const { conversation, finalMessage } = storedConversation(trial, prompt);
   const startedAt = now();
   const input = { prompt: form.prompt, choices: form.choices, threshold: form.threshold, model: form.model, files: [] };
-  const call = { name: form.name, prompt: form.prompt, choices: form.choices, threshold: form.threshold, model: form.model ?? null, files: [], conversation, finalMessage };
+  const call = {
+    name: form.name,
+    prompt: form.prompt,
+    choices: form.choices,
+    threshold: form.threshold,
+    model: form.model ?? null,
+    files: [],
+    conversation,
+    finalMessage,
+  };
   const run = (durationMs: number) => ({ startedAt, durationMs, exitCode: null, input: { conversation, finalMessage } });
   try {
     const { answer, judgment } = await judge.judge(call);

@@ -6,10 +6,7 @@ import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.por
 import { requestMetadata } from '#shared/caller';
 import { BadGateway, BadRequest, Conflict, NotFound } from '#shared/errors';
 import { newId } from '#shared/ids';
-import { Redactor } from '../../execution/output/captured-output';
-import type { JudgeModelUse } from '../../execution/validation/judge';
-import { addJudgeUse, configuredJudge, JudgeSettings } from '../../execution/validation/model-judge';
-import type { ValidationRecord } from '../../execution/validation/validation-record';
+import { addJudgeUse, configuredJudge, JudgeModelUse, JudgeSettings, Redactor, ValidationRecord } from '../../execution';
 import { MODEL_PROVIDER_INTEGRATIONS } from '../../orchestration/saga-decisions';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from '../../orchestration/trial-environment';
 import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '../../shared/definitions';
@@ -48,7 +45,9 @@ export class RescoreRunHandler implements ICommandHandler<RescoreRunCommand, Res
     const run = await this.readStore.collection<RunDocument>(RUNS).findOne({ _id: runId, organization });
     if (!run) throw new NotFound(`Run "${runId}" does not exist.`);
     if (validator.files !== undefined) {
-      throw new BadRequest('A rescore cannot read workspace files: the trials\' workspaces are gone once they end. Remove "files"; the judge reads the stored conversation.');
+      throw new BadRequest(
+        'A rescore cannot read workspace files: the trials\' workspaces are gone once they end. Remove "files"; the judge reads the stored conversation.',
+      );
     }
     if (run.status === 'running') throw new Conflict(`Run "${runId}" is still running: rescore it once it has finished.`);
     if (this.settings.judges === null) throw new Conflict('This server has no judge model: set judges ({provider, model}) in ASSAY_CONFIG to rescore.');
@@ -62,7 +61,9 @@ export class RescoreRunHandler implements ICommandHandler<RescoreRunCommand, Res
     try {
       for (let start = 0; start < judged.length; start += CONCURRENT_JUDGES) {
         const slice = judged.slice(start, start + CONCURRENT_JUDGES);
-        const results = await Promise.all(slice.map((trial) => judgeTrial({ judge, form, validator, redactor, trial, prompt: run.setup.prompt, now: () => Date.now() })));
+        const results = await Promise.all(
+          slice.map((trial) => judgeTrial({ judge, form, validator, redactor, trial, prompt: run.setup.prompt, now: () => Date.now() })),
+        );
         slice.forEach((trial, index) => outcomes.set(trial.id, results[index]));
       }
     } catch (error) {

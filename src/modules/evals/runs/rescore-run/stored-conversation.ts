@@ -9,8 +9,8 @@ import type { TrialView } from '../trial-view';
 export function storedConversation(trial: TrialView, prompt: string): Pick<ModuleContextData, 'conversation' | 'finalMessage'> {
   const messages = trial.trajectory.flatMap((entry) => (entry._tag === 'message' ? [{ role: entry.role, text: entry.text }] : []));
   const lastAgent = messages.filter((message) => message.role === 'agent').at(-1)?.text ?? null;
-  const lastOutput = trial.trajectory.filter((entry) => entry._tag === 'command').at(-1);
-  const finalMessage = lastAgent ?? (lastOutput && lastOutput._tag === 'command' ? lastOutput.output : null);
+  const lastOutput = trial.trajectory.flatMap((entry) => (entry._tag === 'command' ? [entry.output] : [])).at(-1) ?? null;
+  const finalMessage = lastAgent ?? lastOutput;
   if (messages.length > 0) return { conversation: messages, finalMessage };
   return { conversation: [{ role: 'user', text: prompt }, ...(finalMessage === null ? [] : [{ role: 'agent' as const, text: finalMessage }])], finalMessage };
 }
