@@ -1,4 +1,5 @@
 /** Every benchmark suite, in the order `npm run bench` runs them: a new suite is an import and an entry. */
+import { analyticsSuite } from './analytics.bench';
 import { appendsSuite } from './event-store.bench';
 import { conversationSuite } from './conversation.bench';
 import { evalsReadSuite } from './evals-read.bench';
@@ -7,4 +8,4 @@ import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
 import type { Suite } from './support/suite';
 
-export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, conversationSuite, evalsReadSuite];
+export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, conversationSuite, evalsReadSuite, analyticsSuite];

@@ -11,6 +11,7 @@ import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { ApiKeyAuthenticator } from '#modules/auth/authentication/api-key.authenticator';
 import { AuthGuard } from '#modules/auth/authentication/auth.guard';
 import { OAuthVerifier } from '#modules/auth/authentication/oauth.verifier';
+import { AnalyticsModule } from '#modules/analytics/analytics.module';
 import { AuthModule } from '#modules/auth/auth.module';
 import { ConnectorsModule } from '#modules/connectors/connectors.module';
 import { EnvironmentModule } from '#modules/environment/environment.module';
@@ -45,6 +46,7 @@ export class AppModule {
         ApiReferenceModule,
         ...(metrics ? [TrialMetricsModule.into(metrics)] : []),
         AuditModule,
+        AnalyticsModule,
       ],
       controllers: [HealthController],
       providers: [

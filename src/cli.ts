@@ -4,6 +4,7 @@ import { ConfigError } from './config';
 import { Refusal, UsageError } from './cli/errors';
 import { isAuditUsage, registerAuditCommand } from './cli/audit/audit-command';
 import { isEvalUsage, registerEvalCommand } from './cli/eval/eval-command';
+import { registerReportCommand, ReportUsage } from './cli/report/report-command';
 import { EXIT } from './cli/eval/exit-codes';
 import { PERMISSIONS } from '#shared/permissions';
 
@@ -22,6 +23,9 @@ const USAGE = `Usage: assay <command>
   audit export --since TIME [--until TIME] [--category C]... [--url URL] [--key KEY] > FILE
                                           the organization's events as NDJSON, with a chain-hash trailer
   audit verify FILE                       check an export offline: 0 intact, 1 at its first bad line
+  report --suite ID [--since ISO] [--until ISO] [--bucket hour|day|week] [--compare BATCH1,BATCH2]
+                                          print a suite's pass rates per variant over time (and a comparison
+                                          of batches) from a server (--url, --key or ASSAY_URL, ASSAY_API_KEY)
 
 Permissions: ${PERMISSIONS.join(', ')}`;
 
@@ -102,6 +106,7 @@ function buildProgram(): Command {
 
   registerEvalCommand(program);
   registerAuditCommand(program);
+  registerReportCommand(program);
   return program;
 }
 
@@ -121,6 +126,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   }
   if (isAuditUsage(error)) {
     process.stderr.write(`assay audit: ${error.message}\nRun "assay audit export --help" or "assay audit verify --help" for the options.\n`);
+    process.exit(2);
+  }
+  if (error instanceof ReportUsage) {
+    process.stderr.write(`assay report: ${error.message}\n`);
     process.exit(2);
   }
   if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);

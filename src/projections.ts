@@ -1,4 +1,5 @@
 import type { Projection } from '#infrastructure/processing/projection';
+import { analyticsProjection } from '#modules/analytics/analytics.projection';
 import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { connectionProjection } from '#modules/connectors/connection.projection';
 import { environmentProjection } from '#modules/environment/environment.projection';
@@ -21,4 +22,5 @@ export const allProjections: readonly Projection[] = [
   ...promptProjections,
   connectionProjection,
   environmentProjection,
+  analyticsProjection,
 ];

@@ -2,7 +2,7 @@
  * Domain errors, typed by the spec's `_tag`. They are mapped to HTTP in one place
  * (infrastructure/http/error-mapping.ts), always in the spec's error shape.
  */
-export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict' | 'TooManyRequests';
+export type ErrorTag = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Conflict' | 'TooManyRequests' | 'BadGateway';
 
 export abstract class DomainError extends Error {
   abstract readonly tag: ErrorTag;
@@ -55,4 +55,10 @@ export class Conflict extends DomainError {
 export class TooManyRequests extends DomainError {
   readonly tag = 'TooManyRequests' as const;
   readonly status = 429;
+}
+
+/** A service this one depends on (a model provider) failed; nothing was recorded, and a retry may succeed. */
+export class BadGateway extends DomainError {
+  readonly tag = 'BadGateway' as const;
+  readonly status = 502;
 }

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * Opaque, time-ordered ids with a readable prefix (`bat_…`, `run_…`, `key_…`): 12 hex digits
  * of milliseconds then 16 random hex digits, so ids sort by creation time.
  */
-export type IdPrefix = 'bat' | 'run' | 'trl' | 'var' | 'con' | 'env' | 'key' | 'req' | 'lse' | 'val';
+export type IdPrefix = 'bat' | 'run' | 'trl' | 'var' | 'con' | 'env' | 'key' | 'req' | 'lse' | 'val' | 'rsc';
 
 let lastMillis = 0;
 let lastTime = '000000000000';

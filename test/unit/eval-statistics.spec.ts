@@ -1,4 +1,5 @@
-import { median, passAtK, wilsonInterval } from '../../src/cli/eval/statistics';
+import { pairedPermutationTest } from '#shared/paired-test';
+import { estimatorsUpTo, median, passAtK, passHatK, unbiasedPassAtK, wilsonInterval } from '#shared/statistics';
 
 describe('the Wilson 95% interval', () => {
   const rounded = (interval: { low: number; high: number } | null) => interval && { low: +interval.low.toFixed(4), high: +interval.high.toFixed(4) };
@@ -51,5 +52,56 @@ describe('median', () => {
     expect(median([3, null, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([null])).toBeNull();
+  });
+});
+
+describe('the unbiased pass@k and pass^k', () => {
+  const choose = (n: number, k: number): number => (k < 0 || k > n ? 0 : k === 0 ? 1 : (choose(n - 1, k - 1) * n) / k);
+
+  it('match 1 − C(n−c, k)/C(n, k) and C(c, k)/C(n, k)', () => {
+    for (const [n, c] of [
+      [4, 2],
+      [5, 1],
+      [10, 7],
+      [3, 0],
+      [3, 3],
+    ]) {
+      const curve = estimatorsUpTo(n, c, n);
+      expect(curve).toHaveLength(n);
+      curve.forEach(({ passAtK, passHatK }, index) => {
+        const k = index + 1;
+        expect(passAtK).toBeCloseTo(1 - choose(n - c, k) / choose(n, k), 12);
+        expect(passHatK).toBeCloseTo(choose(c, k) / choose(n, k), 12);
+      });
+    }
+    expect(unbiasedPassAtK(4, 2, 2)).toBeCloseTo(5 / 6, 12);
+    expect(passHatK(4, 2, 2)).toBeCloseTo(1 / 6, 12);
+  });
+
+  it('stays finite for long histories, and is null past n', () => {
+    const [last] = estimatorsUpTo(500, 250, 500).slice(-1);
+    expect(last).toEqual({ passAtK: 1, passHatK: 0 });
+    expect(estimatorsUpTo(500, 250, 2)[1].passAtK).toBeCloseTo(1 - (250 * 249) / (500 * 499), 12);
+    expect(unbiasedPassAtK(3, 1, 4)).toBeNull();
+  });
+});
+
+describe('the paired permutation test', () => {
+  const single = (a: boolean, b: boolean) => ({ a: { passed: a ? 1 : 0, scored: 1 }, b: { passed: b ? 1 : 0, scored: 1 } });
+
+  it("is McNemar's exact test with one trial per case", () => {
+    // 6 discordant pairs all one way: 2 × (1/2)^6; 5 against 1: 2 × (1 + 6) / 64.
+    expect(pairedPermutationTest([...Array(6)].map(() => single(true, false))).pValue).toBeCloseTo(2 / 64, 12);
+    expect(pairedPermutationTest([...[...Array(5)].map(() => single(true, false)), single(false, true), single(true, true)]).pValue).toBeCloseTo(14 / 64, 12);
+    expect(pairedPermutationTest([single(true, true), single(false, false)])).toMatchObject({ differingCases: 0, pValue: 1 });
+  });
+
+  it('weighs differences of pass rates with several trials per case', () => {
+    // Differences 0.5 and 0.25 (scaled to 2 and 1): |±2 ±1| reaches 3 for two of the four sign choices.
+    const outcomes = [
+      { a: { passed: 4, scored: 4 }, b: { passed: 2, scored: 4 } },
+      { a: { passed: 3, scored: 4 }, b: { passed: 2, scored: 4 } },
+    ];
+    expect(pairedPermutationTest(outcomes).pValue).toBeCloseTo(2 / 4, 12);
   });
 });

@@ -1,5 +1,5 @@
 import type { BatchView, CostRecordView, RunView, TrialView } from './batch-view';
-import { median, passAtK, wilsonInterval } from './statistics';
+import { median, passAtK, wilsonInterval } from '#shared/statistics';
 import { groupByVariant, VariantGroup } from './variant-groups';
 
 /** One row of the summary table: a variant definition across the batch's cases. */
@@ -71,7 +71,7 @@ function row(summary: VariantSummary): string[] {
 }
 
 /** Columns padded to their widest cell; numbers right-aligned. */
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((cells) => cells[column].length)));
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');

@@ -79,7 +79,7 @@ export class TrialSecrets implements TrialEnvironment {
    * the simulated user and judges: the service calls the provider, the trial's processes never
    * see the key (it is not put in `env`).
    */
-  private async providerKeys(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }> {
+  async providerKeys(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }> {
     const keys: Record<string, string> = {};
     const connectionIds: string[] = [];
     for (const integrationId of integrations) {

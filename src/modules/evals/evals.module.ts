@@ -8,6 +8,10 @@ import { RunCaseController } from './cases/run-case/run-case.controller';
 import { RunCaseHandler } from './cases/run-case/run-case.handler';
 import { GetRunController } from './runs/get-run/get-run.controller';
 import { GetRunHandler } from './runs/get-run/get-run.handler';
+import { RescoreRunController } from './runs/rescore-run/rescore-run.controller';
+import { RescoreRunHandler } from './runs/rescore-run/rescore-run.handler';
+import { JUDGE_SETTINGS } from './shared/judge-settings';
+import { ConnectorsModule } from '../connectors/connectors.module';
 import type { TrialExecutionPlan } from './orchestration/execution-host';
 import { OrchestrationModule } from './orchestration/orchestration.module';
 import { BeatController } from './runner/beat/beat.controller';
@@ -53,16 +57,19 @@ const runnerHandlers = [StartLocalBatchHandler, LeaseTrialsHandler, ReportTrialH
 const readHandlers = [ListBatchesHandler, ListRunsHandler, GetCaseHandler, ListCasesHandler, GetSuiteHandler, ListSuitesHandler, ListModelsHandler];
 
 @Module({
-  controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, ...readControllers, ...runnerControllers],
-  providers: [BatchStarter, StartBatchHandler, RunCaseHandler, GetBatchHandler, GetRunHandler, ...readHandlers, ...runnerHandlers],
+  controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, RescoreRunController, ...readControllers, ...runnerControllers],
+  providers: [BatchStarter, StartBatchHandler, RunCaseHandler, GetBatchHandler, GetRunHandler, RescoreRunHandler, ...readHandlers, ...runnerHandlers],
 })
 export class EvalsModule {
   /** With the orchestration that runs the batches started here, over this process's trial execution plan. */
   static forPlan(plan: TrialExecutionPlan): DynamicModule {
     return {
       module: EvalsModule,
-      imports: [OrchestrationModule.forPlan(plan)],
-      providers: [{ provide: RUNNER_SETTINGS, useValue: plan.localRunners }],
+      imports: [OrchestrationModule.forPlan(plan), ConnectorsModule],
+      providers: [
+        { provide: RUNNER_SETTINGS, useValue: plan.localRunners },
+        { provide: JUDGE_SETTINGS, useValue: plan.judging },
+      ],
     };
   }
 }

@@ -16,3 +16,11 @@ export type { TrialLogger } from './trial-session';
 export type { ArtifactSealer } from './workspace/artifacts';
 export { providerModels } from './providers/provider-models';
 export type { JudgesConfig, ModelPrice, ProviderDefinition, ProviderProtocol, UsersConfig } from './providers/provider-config';
+/** The judge outside a trial (a rescore judges stored conversations) and what it records. */
+export { addJudgeUse, configuredJudge } from './validation/model-judge';
+export type { JudgeSettings } from './validation/model-judge';
+export { JudgeError } from './validation/judge';
+export type { JudgeModelUse, JudgeService } from './validation/judge';
+export { ValidationRecorder } from './validation/validation-recorder';
+export type { ValidationRecord } from './validation/validation-record';
+export { Redactor } from './output/captured-output';

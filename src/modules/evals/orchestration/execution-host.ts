@@ -2,6 +2,7 @@ import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig, providerModels } from '../execution';
+import type { JudgeSettings } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
@@ -25,6 +26,8 @@ export interface TrialExecutionPlan {
   maxParallelTrials: number;
   /** The configured providers' models, which evals.models.list shows. */
   providerModels: ProviderModelEntry[];
+  /** The judges' providers and prices, for rescoring stored conversations. */
+  judging: JudgeSettings;
   /** Leases and silence of local runners, and the output cap their reports respect. */
   localRunners: RunnerSettings;
   /** This instance's name on its trial claims, and their lease. */
@@ -70,6 +73,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     policy,
     maxParallelTrials: executionSettings.maxParallelTrials,
     providerModels: providerModels(execution),
+    judging: { providers: execution.providers, judges: execution.judges, prices: execution.prices },
     localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
     claims: executionSettings.claims,
   };

@@ -36,6 +36,8 @@ export interface TrialEnvironment {
     requester?: string,
     options?: { providerIntegrations?: readonly string[] },
   ): Promise<ResolvedTrialEnvironment>;
+  /** The organization's model-provider keys alone (a rescore's judge needs nothing else), by integration. */
+  providerKeys?(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }>;
   /** Records the use (lastUsedAt) and, on an authentication failure, marks connections invalid. Never throws. */
   recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }

@@ -29,11 +29,15 @@ export interface JudgeCall {
   finalMessage: string | null;
 }
 
+/** Why a judge call failed: no key for its provider, the provider failed, or the answer was unusable. */
+export type JudgeErrorCause = 'key' | 'provider' | 'answer';
+
 /** A judge's failure (its provider failed, or it answered outside the choices), with what it recorded. */
 export class JudgeError extends Error {
   constructor(
     message: string,
     readonly judgment: Judgment | null,
+    readonly failedOn: JudgeErrorCause = 'answer',
   ) {
     super(message);
     this.name = 'JudgeError';
@@ -47,7 +51,7 @@ export interface JudgeService {
 
 /** Where no judge is configured, every judge call is an error that says what to configure. */
 export const unconfiguredJudge: JudgeService = {
-  judge: () => Promise.reject(new JudgeError('this server has no judge model: set judges ({provider, model}) in ASSAY_CONFIG', null)),
+  judge: () => Promise.reject(new JudgeError('this server has no judge model: set judges ({provider, model}) in ASSAY_CONFIG', null, 'key')),
 };
 
 /**

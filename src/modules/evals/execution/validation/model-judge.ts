@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { callModelForObject, priceOf, providerIntegration, ProviderCallError, resolveProviderKey } from '../providers/model-client';
 import type { ModelUsage } from '../providers/model-client';
 import type { TrialSession } from '../trial-session';
-import { JudgeCall, JudgeError, JudgeService, unconfiguredJudge } from './judge';
+import { JudgeCall, JudgeError, JudgeErrorCause, JudgeModelUse, JudgeService, unconfiguredJudge } from './judge';
+import type { ProviderSettings } from '../providers/provider-config';
 import type { Judgment, JudgmentUsage } from './validation-record';
 
 const MAX_JUDGE_OUTPUT_TOKENS = 1024;
@@ -15,17 +16,31 @@ const MAX_REASON_CHARS = 4000;
  * free text); an answer outside them fails the call.
  */
 export function modelJudge(session: TrialSession): JudgeService {
-  const { config } = session.settings;
+  return configuredJudge(session.settings.config, session.spec.providerKeys, (provider, model, usage) => record(session, provider, model, usage));
+}
+
+/** What a judge needs of the configuration: the providers, the judges' provider and model, the prices. */
+export type JudgeSettings = Pick<ProviderSettings, 'providers' | 'judges' | 'prices'>;
+
+/**
+ * The judge over the configuration and the organization's provider keys, outside a trial too
+ * (a rescore judges stored conversations); `onUse` hears of each answered call's usage.
+ */
+export function configuredJudge(
+  config: JudgeSettings,
+  providerKeys: Record<string, string>,
+  onUse: (provider: string, model: string, usage: JudgmentUsage) => void = () => undefined,
+): JudgeService {
   if (config.judges === null) return unconfiguredJudge;
   const provider = config.providers[config.judges.provider];
   const defaultModel = config.judges.model;
   return {
     async judge(call, signal) {
       const model = call.model ?? defaultModel;
-      const failed = (error: string, usage: JudgmentUsage | null = null, durationMs = 0) =>
-        new JudgeError(error, judgment(call, { model, evaluator: provider.name, durationMs, error, usage }));
-      const resolved = resolveProviderKey(provider, session.spec.providerKeys[providerIntegration(provider.protocol)]);
-      if ('failure' in resolved) throw failed(resolved.failure);
+      const failed = (error: string, usage: JudgmentUsage | null = null, durationMs = 0, cause: JudgeErrorCause = 'answer') =>
+        new JudgeError(error, judgment(call, { model, evaluator: provider.name, durationMs, error, usage }), cause);
+      const resolved = resolveProviderKey(provider, providerKeys[providerIntegration(provider.protocol)]);
+      if ('failure' in resolved) throw failed(resolved.failure, null, 0, 'key');
       const labels = Object.keys(call.choices) as [string, ...string[]];
       const schema = z.object({ choice: z.enum(labels), reason: z.string() });
       let answer: { object: { choice: string; reason: string }; usage: ModelUsage; durationMs: number };
@@ -44,11 +59,11 @@ export function modelJudge(session: TrialSession): JudgeService {
         });
       } catch (error) {
         if (!(error instanceof ProviderCallError)) throw error;
-        const message = error.kind === 'schema' ? `the judge answered outside the choices (${labels.join(', ')}): ${error.message}` : error.message;
-        throw failed(message);
+        if (error.kind === 'schema') throw failed(`the judge answered outside the choices (${labels.join(', ')}): ${error.message}`);
+        throw failed(error.message, null, 0, 'provider');
       }
       const usage = judgmentUsage(answer.usage, priceOf(config.prices, model, answer.usage));
-      record(session, provider.name, model, usage);
+      onUse(provider.name, model, usage);
       const { choice } = answer.object;
       // The schema already holds the answer to the labels; checked again, as the score depends on it.
       if (!Object.hasOwn(call.choices, choice))
@@ -100,17 +115,12 @@ function judgmentUsage(usage: ModelUsage, costUsd: number | null): JudgmentUsage
 }
 
 function record(session: TrialSession, provider: string, model: string, usage: JudgmentUsage): void {
-  const use = (session.judgeUse ??= {
-    provider,
-    models: [],
-    calls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    totalTokens: 0,
-    usd: 0,
-  });
+  session.judgeUse = addJudgeUse(session.judgeUse ?? null, provider, model, usage);
+}
+
+/** The judge calls' use so far, with one more answered call. */
+export function addJudgeUse(known: JudgeModelUse | null, provider: string, model: string, usage: JudgmentUsage): JudgeModelUse {
+  const use = known ?? { provider, models: [], calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, usd: 0 };
   if (!use.models.includes(model)) use.models.push(model);
   use.calls += 1;
   use.inputTokens += usage.inputTokens;
@@ -119,4 +129,5 @@ function record(session: TrialSession, provider: string, model: string, usage: J
   use.cacheWriteTokens += usage.cacheWriteTokens;
   use.totalTokens += usage.totalTokens;
   use.usd = use.usd === null || usage.costUsd === null ? null : use.usd + usage.costUsd;
+  return use;
 }

@@ -47,3 +47,32 @@ export function median(values: Array<number | null>): number | null {
   const middle = Math.floor(numbers.length / 2);
   return numbers.length % 2 === 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2;
 }
+
+/**
+ * The unbiased estimators for one case of n scored trials, c of them passed, for k = 1 to maxK
+ * (at most n): pass@k = 1 − C(n−c, k)/C(n, k), the chance that at least one of k trials drawn
+ * without replacement passes (Chen et al., 2021), and pass^k = C(c, k)/C(n, k), the chance that
+ * all k pass. Each ratio of binomials is a running product, which neither overflows nor loses
+ * precision for large n, and gives every k in one pass.
+ */
+export function estimatorsUpTo(n: number, c: number, maxK: number): Array<{ passAtK: number; passHatK: number }> {
+  const values: Array<{ passAtK: number; passHatK: number }> = [];
+  let noneSucceed = 1;
+  let allSucceed = 1;
+  for (let k = 1; k <= Math.min(maxK, n); k += 1) {
+    noneSucceed *= Math.max(0, n - c - (k - 1)) / (n - (k - 1));
+    allSucceed *= Math.max(0, c - (k - 1)) / (n - (k - 1));
+    values.push({ passAtK: 1 - noneSucceed, passHatK: allSucceed });
+  }
+  return values;
+}
+
+/** pass@k of one case (see estimatorsUpTo); null when k exceeds its n trials. */
+export function unbiasedPassAtK(n: number, c: number, k: number): number | null {
+  return k < 1 || k > n ? null : estimatorsUpTo(n, c, k)[k - 1].passAtK;
+}
+
+/** pass^k of one case (see estimatorsUpTo); null when k exceeds its n trials. */
+export function passHatK(n: number, c: number, k: number): number | null {
+  return k < 1 || k > n ? null : estimatorsUpTo(n, c, k)[k - 1].passHatK;
+}

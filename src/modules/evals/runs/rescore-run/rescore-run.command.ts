@@ -1,0 +1,10 @@
+import type { CommandContext } from '#shared/caller';
+import type { JudgeValidator } from '../../shared/definitions';
+
+export class RescoreRunCommand {
+  constructor(
+    readonly runId: string,
+    readonly validator: JudgeValidator,
+    readonly context: CommandContext,
+  ) {}
+}

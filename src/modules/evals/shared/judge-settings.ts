@@ -1,0 +1,2 @@
+/** The judges' configuration (providers, judge model, prices) as EvalsModule provides it. */
+export const JUDGE_SETTINGS = Symbol('JudgeSettings');
