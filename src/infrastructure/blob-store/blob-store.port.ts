@@ -44,7 +44,7 @@ export function sha256Of(bytes: Uint8Array): string {
 
 /** Refuses a name that is not a SHA-256: it would otherwise name a path or a query. */
 export function requireSha256(value: string): string {
-  if (!isSha256(value)) throw new TypeError(`"${value.slice(0, 80)}" is not a SHA-256 in lower-case hex.`);
+  if (!isSha256(value)) throw new TypeError(`"${String(value).slice(0, 80)}" is not a SHA-256 in lower-case hex.`);
   return value;
 }
 
