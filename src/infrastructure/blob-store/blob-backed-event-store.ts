@@ -82,7 +82,8 @@ export class BlobBackedEventStore implements EventStore {
     const data = await withLargeStringsOut(event.data, this.blobs);
     const candidate = { ...event, data };
     let bytes = eventBytes(candidate);
-    if (bytes > MAX_EVENT_BYTES && typeof data === 'object' && data !== null) bytes = await withLargeObjectsOut(data as Record<string, never>, bytes, this.blobs);
+    if (bytes > MAX_EVENT_BYTES && typeof data === 'object' && data !== null)
+      bytes = await withLargeObjectsOut(data as Record<string, never>, bytes, this.blobs);
     if (bytes > MAX_EVENT_BYTES) throw new EventTooLarge(stream, event.type, eventBytes(candidate));
     return candidate;
   }

@@ -91,7 +91,7 @@ export async function withLargeObjectsOut(data: Container, weight: number, blobs
 
 function collect(container: Container, ancestors: Container[], into: Candidate[]): void {
   const lineage = [...ancestors, container];
-  for (const [key, value] of Object.entries(container) as Array<[string, Json]>) {
+  for (const [key, value] of Object.entries<Json>(container)) {
     if (typeof value !== 'object' || value === null || isBlobReference(value)) continue;
     const index = Array.isArray(container) ? Number(key) : key;
     into.push({ parent: container, key: index, value, bytes: Buffer.byteLength(JSON.stringify(value), 'utf8'), ancestors: lineage });
@@ -137,10 +137,11 @@ function replaced(value: unknown, contents: ReadonlyMap<string, string>): unknow
   }
   if (Array.isArray(value)) {
     let copy: unknown[] | null = null;
-    value.forEach((item: unknown, index) => {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
       const next = replaced(item, contents);
       if (next !== item) (copy ??= value.slice())[index] = next;
-    });
+    }
     return copy ?? value;
   }
   let copy: Record<string, unknown> | null = null;

@@ -47,7 +47,11 @@ function expected(status: number, tag: string, message: string): MappedError {
 /** A command whose events the event store cannot take in one append (EventStoreDB's MaxAppendSize). */
 function appendTooLarge(error: AppendTooLarge): MappedError {
   if (error instanceof EventTooLarge) {
-    return expected(400, 'BadRequest', `This request would record a ${error.eventType} event of ${error.bytes} bytes, over the limit of ${error.limit} bytes per event. Send fewer cases or fewer, larger files.`);
+    return expected(
+      400,
+      'BadRequest',
+      `This request would record a ${error.eventType} event of ${error.bytes} bytes, over the limit of ${error.limit} bytes per event. Send fewer cases or fewer, larger files.`,
+    );
   }
   return expected(
     400,

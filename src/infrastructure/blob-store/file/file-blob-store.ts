@@ -45,8 +45,8 @@ export class FileBlobStore implements BlobStore {
   }
 
   async get(sha256: string): Promise<Buffer> {
-    const bytes = await readFile(this.pathOf(sha256)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new BlobMissing(sha256);
+    const bytes = await readFile(this.pathOf(sha256)).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobMissing(sha256);
       throw error;
     });
     return verified(sha256, bytes);

@@ -73,7 +73,12 @@ export class MongoBlobStore implements BlobStore {
     requireSha256(sha256);
     const blob = await retrying(DEFAULT_RETRY_POLICY, () => this.blobs.findOne({ _id: sha256 }));
     if (!blob) throw new BlobMissing(sha256);
-    const parts = await retrying(DEFAULT_RETRY_POLICY, () => this.chunks.find({ sha256, n: { $lt: blob.chunks } }).sort({ n: 1 }).toArray());
+    const parts = await retrying(DEFAULT_RETRY_POLICY, () =>
+      this.chunks
+        .find({ sha256, n: { $lt: blob.chunks } })
+        .sort({ n: 1 })
+        .toArray(),
+    );
     if (parts.length !== blob.chunks) throw new BlobMissing(sha256);
     return verified(sha256, Buffer.concat(parts.map((part) => Buffer.from(part.data.buffer))));
   }

@@ -5,7 +5,15 @@ import { TrialDetail, trialView } from './trial-view';
 
 /** The run as the API shows it: the document without its bookkeeping fields, its trials joined with their detail. */
 export function runView(document: RunDocument, details: ReadonlyMap<string, TrialDetail>) {
-  const { _id, organization: _organization, startedAtMillis: _millis, tags: _tags, _position, trials, ...fields } = document as RunDocument & { _position?: number };
+  const {
+    _id,
+    organization: _organization,
+    startedAtMillis: _millis,
+    tags: _tags,
+    _position,
+    trials,
+    ...fields
+  } = document as RunDocument & { _position?: number };
   const { trigger, ...before } = fields;
   return { id: _id, ...before, trials: trials.map((trial) => trialView(trial, details.get(trial.id))), trigger };
 }
