@@ -6,6 +6,7 @@ import { environmentProjection } from '#modules/environment/environment.projecti
 import { batchProjection } from '#modules/evals/batches/batch.projection';
 import { caseProjection } from '#modules/evals/cases/case.projection';
 import { runProjection } from '#modules/evals/runs/run.projection';
+import { trialDetailProjection } from '#modules/evals/runs/trial-detail.projection';
 import { suiteProjection } from '#modules/evals/suites/suite.projection';
 import { promptProjections } from '#modules/prompts/prompt.projections';
 
@@ -17,6 +18,7 @@ export const allProjections: readonly Projection[] = [
   apiKeyProjection,
   batchProjection,
   runProjection,
+  trialDetailProjection,
   caseProjection,
   suiteProjection,
   ...promptProjections,

@@ -1,6 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AssayConfig } from './config';
+import { BlobBackedEventStore } from '#infrastructure/blob-store/blob-backed-event-store';
+import type { BlobStore } from '#infrastructure/blob-store/blob-store.port';
+import { BLOBS_DIRECTORY, FileBlobStore } from '#infrastructure/blob-store/file/file-blob-store';
+import { MongoBlobStore } from '#infrastructure/blob-store/mongodb/mongodb-blob-store';
 import type { EventStore } from '#infrastructure/event-store/event-store.port';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 import { DEFAULT_RESUME_POLICY } from '#infrastructure/event-store/eventstoredb/resuming-subscription';
@@ -26,7 +30,34 @@ export interface Runtime {
 
 export const EVENT_LOG_FILE = 'events.sqlite';
 
+/**
+ * The event log, its large values kept in the blob store beside it (blob-backed-event-store.ts):
+ * every reader and writer of the service goes through this, so none sees a blob reference.
+ */
 export async function openEventStore(config: AssayConfig, logger?: JsonLogger): Promise<EventStore> {
+  const log = await openEventLog(config, logger);
+  const blobs = await openBlobStore(config).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
+  return new BlobBackedEventStore(log, blobs);
+}
+
+/**
+ * The blobs live with the log: in the data directory beside the SQLite file (one backup unit), or,
+ * with EventStoreDB, in MongoDB when it is configured (so instances on several hosts share them).
+ */
+export function blobStoreKind(config: AssayConfig): 'mongodb' | 'file' {
+  return config.eventStoreUrl && config.mongodbUrl ? 'mongodb' : 'file';
+}
+
+export async function openBlobStore(config: AssayConfig): Promise<BlobStore> {
+  if (blobStoreKind(config) === 'mongodb') return MongoBlobStore.connect(config.mongodbUrl as string);
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  return FileBlobStore.inDataDirectory(config.dataDir);
+}
+
+async function openEventLog(config: AssayConfig, logger?: JsonLogger): Promise<EventStore> {
   if (config.eventStoreUrl) {
     return EventStoreDbEventStore.connect(config.eventStoreUrl, {
       maxAppendBytes: config.eventStoreMaxAppendBytes,
@@ -51,6 +82,7 @@ export async function openRuntime(config: AssayConfig, logger: JsonLogger): Prom
   logger.info('stores opened', {
     eventStore: config.eventStoreUrl ? 'eventstoredb' : `sqlite:${path.join(config.dataDir, EVENT_LOG_FILE)}`,
     readStore: config.mongodbUrl ? 'mongodb' : 'memory',
+    blobStore: blobStoreKind(config) === 'mongodb' ? 'mongodb' : `file:${path.join(config.dataDir, BLOBS_DIRECTORY)}`,
   });
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, logger);
   return { config, logger, eventStore, readStore, projections, writes };

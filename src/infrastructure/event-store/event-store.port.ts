@@ -163,6 +163,26 @@ export class AppendTooLarge extends Error {
   }
 }
 
+/** The most one stored event may weigh (its type, data and metadata as JSON), large values moved out included. */
+export const MAX_EVENT_BYTES = 512 * 1024;
+
+/**
+ * Raised when one event would still weigh more than MAX_EVENT_BYTES after its large values were
+ * moved to the blob store. Nothing of the append was stored. An AppendTooLarge, so whoever
+ * handles a refused append handles this one too.
+ */
+export class EventTooLarge extends AppendTooLarge {
+  constructor(
+    stream: string,
+    readonly eventType: string,
+    bytes: number,
+  ) {
+    super(stream, bytes, MAX_EVENT_BYTES);
+    this.message = `A ${eventType} event of ${bytes} bytes for "${stream}" exceeds the limit of ${MAX_EVENT_BYTES} bytes per event, even with its large values in the blob store.`;
+    this.name = 'EventTooLarge';
+  }
+}
+
 /** `$`-prefixed streams belong to the store itself; domain code never writes them. */
 export function isSystemStream(stream: string): boolean {
   return stream.startsWith('$');

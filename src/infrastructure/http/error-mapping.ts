@@ -1,6 +1,6 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError } from '#shared/errors';
-import { AppendTooLarge } from '../event-store/event-store.port';
+import { AppendTooLarge, EventTooLarge } from '../event-store/event-store.port';
 import { DecodeError } from './decode/decode.pipe';
 import type { DecodeIssue } from './decode/decode-issues';
 import { knownGetPaths, knownOperationPaths } from './operation.decorator';
@@ -46,6 +46,13 @@ function expected(status: number, tag: string, message: string): MappedError {
 
 /** A command whose events the event store cannot take in one append (EventStoreDB's MaxAppendSize). */
 function appendTooLarge(error: AppendTooLarge): MappedError {
+  if (error instanceof EventTooLarge) {
+    return expected(
+      400,
+      'BadRequest',
+      `This request would record a ${error.eventType} event of ${error.bytes} bytes, over the limit of ${error.limit} bytes per event. Send fewer cases or fewer, larger files.`,
+    );
+  }
   return expected(
     400,
     'BadRequest',

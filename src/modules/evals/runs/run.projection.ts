@@ -5,7 +5,7 @@ import { CostRecord, emptyCosts, sumCosts } from '../trials/costs';
 import { computeDistribution, Distribution, storedDistribution } from '../trials/distribution';
 import { TRIAL_EVENT_TYPES, TrialEvent } from '../trials/trial.events';
 import type { RunFinished } from './run.events';
-import { applyTrialEvent, queuedTrial, TrialView } from './trial-view';
+import { applyTrialEvent, queuedTrial, TrialSummary } from './trial-view';
 
 export const RUNS = 'eval_runs';
 
@@ -30,7 +30,8 @@ export type RunDocument = {
   costs: CostRecord;
   distribution: Distribution;
   setup: RunSetup;
-  trials: TrialView[];
+  /** Summaries only: each trial's trajectory, verify steps and validations are trial detail documents. */
+  trials: TrialSummary[];
   trigger: Trigger;
   tags: string[];
 };

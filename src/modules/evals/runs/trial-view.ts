@@ -3,7 +3,7 @@ import type { ValidationRecord } from '../execution/validation/validation-record
 import type { CostRecord } from '../trials/costs';
 import type { TrialEvent } from '../trials/trial.events';
 
-/** The trial as the API shows it, inside its run. */
+/** The trial as the API shows it, inside its run: its summary joined with its detail. */
 export type TrialView = {
   id: string;
   ordinal: number;
@@ -32,7 +32,16 @@ export type TrialView = {
   finishedAt: string | null;
 };
 
-export function queuedTrial(id: string, ordinal: number): TrialView {
+/** What a trial records step by step: kept in trial detail documents (trial-detail.projection.ts), not in the run. */
+export type TrialDetail = Pick<TrialView, 'trajectory' | 'verifySteps' | 'validations'>;
+
+/**
+ * The trial as its run document keeps it: status, timings, counts, costs and failure, bounded
+ * whatever the trial printed. Documents stored before the split also carry the detail fields.
+ */
+export type TrialSummary = Omit<TrialView, keyof TrialDetail> & Partial<TrialDetail>;
+
+export function queuedTrial(id: string, ordinal: number): TrialSummary {
   return {
     id,
     ordinal,
@@ -50,9 +59,6 @@ export function queuedTrial(id: string, ordinal: number): TrialView {
     costs: null,
     usage: null,
     artifacts: [],
-    trajectory: [],
-    verifySteps: [],
-    validations: [],
     turns: 0,
     endReason: null,
     startedAt: null,
@@ -60,8 +66,15 @@ export function queuedTrial(id: string, ordinal: number): TrialView {
   };
 }
 
-/** `commands` and `failedCommands` count the trajectory's command entries. */
-export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView {
+/** The trial as the API shows it, in the order of its fields; a summary stored before the split brings its own detail. */
+export function trialView(summary: TrialSummary, detail: TrialDetail | undefined): TrialView {
+  const { trajectory, verifySteps, validations, turns, endReason, startedAt, finishedAt, ...counts } = summary;
+  const steps = detail ?? { trajectory: trajectory ?? [], verifySteps: verifySteps ?? [], validations: validations ?? [] };
+  return { ...counts, ...steps, turns, endReason, startedAt, finishedAt };
+}
+
+/** `commands` and `failedCommands` count the trajectory's command entries; the entries themselves are trial detail. */
+export function applyTrialEvent(trial: TrialSummary, event: TrialEvent): TrialSummary {
   switch (event.type) {
     case 'TrialQueued':
       return trial;
@@ -69,19 +82,17 @@ export function applyTrialEvent(trial: TrialView, event: TrialEvent): TrialView 
       return { ...trial, status: 'running', startedAt: event.data.startedAt };
     case 'TrialCommandRecorded': {
       const failed = event.data.entry.exitCode !== 0 ? 1 : 0;
-      return { ...trial, trajectory: [...trial.trajectory, event.data.entry], commands: trial.commands + 1, failedCommands: trial.failedCommands + failed };
+      return { ...trial, commands: trial.commands + 1, failedCommands: trial.failedCommands + failed };
     }
     case 'TrialMessageRecorded':
     case 'TrialPrepared':
-      return { ...trial, trajectory: [...trial.trajectory, event.data.entry] };
+    case 'TrialVerified':
+    case 'TrialValidated':
+      return trial;
     case 'TrialConversationEnded': {
       const { entry } = event.data;
-      return { ...trial, trajectory: [...trial.trajectory, entry], turns: entry.turns, endReason: entry.endReason };
+      return { ...trial, turns: entry.turns, endReason: entry.endReason };
     }
-    case 'TrialVerified':
-      return { ...trial, verifySteps: [...trial.verifySteps, { command: event.data.command, exitCode: event.data.exitCode }] };
-    case 'TrialValidated':
-      return { ...trial, validations: [...trial.validations, event.data.validation] };
     case 'TrialScored':
     case 'TrialVoided': {
       const data = event.data;

@@ -3,7 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { NotFound } from '#shared/errors';
 import { RUNS, RunDocument } from '../../runs/run.projection';
-import { RunView, runView } from '../../runs/run-view';
+import { RunView, runViews } from '../../runs/run-view';
 import { CostRecord, sumRunCosts } from '../../trials/costs';
 import { BATCHES, BatchDocument } from '../batch.projection';
 import { GetBatch } from './get-batch.query';
@@ -40,7 +40,7 @@ export class GetBatchHandler implements IQueryHandler<GetBatch, BatchView> {
       failure: batch.failure,
       local: batch.local,
       costs: sumRunCosts(documents.map((run) => run.costs).filter((costs) => costs.components.length > 0)),
-      runs: documents.map(runView),
+      runs: await runViews(this.readStore, organization, documents),
       trigger: batch.trigger,
     };
   }

@@ -4,7 +4,7 @@ import { Filter, READ_STORE, ReadStore } from '#infrastructure/read-store/read-s
 import { NotFound } from '#shared/errors';
 import { CASES, CaseDocument, caseDocumentId } from '../../cases/case.projection';
 import { RUNS, RunDocument } from '../run.projection';
-import { RunView, runView } from '../run-view';
+import { RunView, runViews } from '../run-view';
 import { ListRuns } from './list-runs.query';
 
 export const RUNS_PAGE_SIZE = 20;
@@ -31,6 +31,6 @@ export class ListRunsHandler implements IQueryHandler<ListRuns, RunPage> {
     const runs = this.readStore.collection<RunDocument>(RUNS);
     const sort = { startedAtMillis: -1, _id: -1 } as const;
     const [documents, total] = await Promise.all([runs.find(filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }), runs.count(filter)]);
-    return { runs: documents.map(runView), page, pageSize: RUNS_PAGE_SIZE, total };
+    return { runs: await runViews(this.readStore, organization, documents), page, pageSize: RUNS_PAGE_SIZE, total };
   }
 }
