@@ -15,6 +15,7 @@ import { computeDistribution, Distribution } from '../../trials/distribution';
 import { RescoreFailure, judgeTrial } from './judge-trial';
 import { RunRescored, rescoreStream, TrialRescored } from '../rescore.events';
 import { RUNS, RunDocument } from '../run.projection';
+import { runViews } from '../run-view';
 import { RescoreRunCommand } from './rescore-run.command';
 
 /** Trials judged at once: a run's judge calls overlap, without flooding the provider. */
@@ -56,7 +57,9 @@ export class RescoreRunHandler implements ICommandHandler<RescoreRunCommand, Res
     const judge = configuredJudge(this.settings, keys, (provider, model, usage) => (use = addJudgeUse(use, provider, model, usage)));
     const form = { ...validator, choices: validator.choices ?? DEFAULT_JUDGE_CHOICES, threshold: validator.threshold ?? DEFAULT_JUDGE_THRESHOLD };
     const redactor = new Redactor(Object.values(keys));
-    const judged = run.trials.filter((trial) => trial.status === 'passed' || trial.status === 'failed');
+    // The conversations are in the trials' detail documents, joined as the API shows them.
+    const [view] = await runViews(this.readStore, organization, [run]);
+    const judged = view.trials.filter((trial) => trial.status === 'passed' || trial.status === 'failed');
     const outcomes = new Map<string, { status: 'passed' | 'failed' | 'void'; validations: ValidationRecord[] }>();
     try {
       for (let start = 0; start < judged.length; start += CONCURRENT_JUDGES) {
