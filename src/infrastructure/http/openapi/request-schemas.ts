@@ -53,6 +53,14 @@ const converters: Record<string, (meta: ValidationMetadata) => JsonSchema | obje
     const options = (meta.constraints[0] ?? {}) as { keyPattern?: RegExp; keyRule?: string };
     return options.keyPattern ? { propertyNames: { pattern: options.keyPattern.source }, description: `Keys: ${options.keyRule ?? ''}`.trim() } : {};
   },
+  // A judge's choices: 1 to 20 labels of 1 to 100 characters, each a score from 0 to 1.
+  isChoices: () => ({
+    type: 'object',
+    minProperties: 1,
+    maxProperties: 20,
+    propertyNames: { minLength: 1, maxLength: 100 },
+    additionalProperties: { type: 'number', minimum: 0, maximum: 1 },
+  }),
   // A `kind` union: its members come from the nested converter below (a oneOf of their schemas).
   composite: () => ({}),
   [EACH_ELEMENT]: (meta) => ({ type: 'array', items: (meta.constraints[0] ?? {}) as JsonSchema }),

@@ -1,4 +1,5 @@
 import type { RouteAnswer } from '#infrastructure/http/openapi/openapi-document';
+import { ANALYTICS_ANSWERS } from './responses/analytics-answers';
 import { AUDIT_ANSWERS } from './responses/audit-answers';
 import { EVALS_ANSWERS, RUNNER_ANSWERS } from './responses/evals-answers';
 import { OTHER_ANSWERS } from './responses/other-answers';
@@ -11,6 +12,7 @@ export const OPERATION_ANSWERS: Readonly<Record<string, RouteAnswer>> = {
   ...RUNNER_ANSWERS,
   ...OTHER_ANSWERS,
   ...AUDIT_ANSWERS,
+  ...ANALYTICS_ANSWERS,
   ...SERVICE_ANSWERS,
   'evals.batches.watch': WATCH_ANSWER,
 };
