@@ -64,17 +64,11 @@ export class SagaReactions {
       return [];
     }
     const toQueue: string[] = [];
-    // The batch's trials are queued together: their appends are made at once, so the event
-    // store commits them as one group (one fsync for a batch's hundred trials, not a hundred).
-    const queuing: Array<Promise<void>> = [];
-    for (const run of this.state.runsOf(batch)) {
-      for (const trial of this.state.trialsOf(run)) if (trial.status === 'planned') queuing.push(this.queueTrial(batch, trial, causation));
-    }
-    await settleAll(queuing);
     for (const run of this.state.runsOf(batch)) {
       // A local runner's trials are queued here for it to lease; it runs them, not this process.
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
+        if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
         if (byRunner) continue;
         if (trial.status === 'planned' || trial.status === 'queued') toQueue.push(trial.trialId);
         if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
@@ -270,10 +264,4 @@ export class SagaReactions {
   private metadata(batch: SagaBatch, causation: Causation): EventMetadata {
     return { organization: batch.started.organization, actor: 'system:trial-saga', ...causation };
   }
-}
-
-/** Waits for every promise, then throws the first failure, if any: none is left running unobserved. */
-async function settleAll(promises: Array<Promise<void>>): Promise<void> {
-  const failed = (await Promise.allSettled(promises)).find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
 }
