@@ -1,6 +1,6 @@
 /**
  * The benchmark entry: `npm run bench` runs every suite of bench/suites.ts in order,
- * `npm run bench -- appends replay` only those named. Each suite's table is printed as it
+ * `npm run bench -- appends replay` only those named (and `peers`, which runs only when named). Each suite's table is printed as it
  * finishes, then one combined table. Targets are reported, not enforced: a missed target still
  * exits 0; only a suite that fails to run (or an unknown name) exits non-zero.
  */
@@ -9,7 +9,7 @@ import { stderrProgress, Suite } from './support/suite';
 import { formatTable, Row, verdictOf } from './support/table';
 
 function selectSuites(names: string[]): Suite[] {
-  if (names.length === 0) return [...suites];
+  if (names.length === 0) return suites.filter((suite) => suite.explicit !== true);
   const unknown = names.filter((name) => !suites.some((suite) => suite.name === name));
   if (unknown.length > 0) {
     throw new Error(`Unknown suite(s): ${unknown.join(', ')}. Known: ${suites.map((suite) => suite.name).join(', ')}.`);

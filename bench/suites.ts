@@ -6,6 +6,18 @@ import { evalsReadSuite } from './evals-read.bench';
 import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
+import { peersSuite } from './peers.bench';
+import { throughputSuite } from './throughput.bench';
 import type { Suite } from './support/suite';
 
-export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, conversationSuite, evalsReadSuite, analyticsSuite];
+export const suites: readonly Suite[] = [
+  appendsSuite,
+  replaySuite,
+  lagSuite,
+  orchestrationSuite,
+  conversationSuite,
+  evalsReadSuite,
+  analyticsSuite,
+  throughputSuite,
+  peersSuite,
+];

@@ -17,6 +17,8 @@ export interface Suite {
   name: string;
   /** One line printed above the suite's table: what is measured against what. */
   description?: string;
+  /** Run only when named (`npm run bench -- peers`), never by a bare `npm run bench`. */
+  explicit?: boolean;
   run(progress: Progress): Promise<Row[]>;
 }
 

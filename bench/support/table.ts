@@ -5,7 +5,10 @@
 
 /** What a row's value is held to. A ratio target compares value / baseline. */
 export type Target =
-  { kind: 'ratio-at-least'; ratio: number } | { kind: 'at-least'; value: number; unit: string } | { kind: 'at-most'; value: number; unit: string };
+  | { kind: 'ratio-at-least'; ratio: number }
+  | { kind: 'ratio-at-most'; ratio: number }
+  | { kind: 'at-least'; value: number; unit: string }
+  | { kind: 'at-most'; value: number; unit: string };
 
 export interface Row {
   benchmark: string;
@@ -31,6 +34,10 @@ export function verdictOf(row: Row): Verdict | undefined {
       const ratio = ratioOf(row);
       return ratio !== undefined && ratio >= target.ratio ? 'meets' : 'misses';
     }
+    case 'ratio-at-most': {
+      const ratio = ratioOf(row);
+      return ratio !== undefined && ratio <= target.ratio ? 'meets' : 'misses';
+    }
     case 'at-least':
       return row.value >= target.value ? 'meets' : 'misses';
     case 'at-most':
@@ -43,6 +50,8 @@ function describeTarget(target: Target | undefined): string {
   switch (target.kind) {
     case 'ratio-at-least':
       return `>= ${target.ratio}x baseline`;
+    case 'ratio-at-most':
+      return `<= ${target.ratio}x baseline`;
     case 'at-least':
       return `>= ${formatNumber(target.value)} ${target.unit}`;
     case 'at-most':

@@ -1,0 +1,113 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { SandboxDriverName } from '#modules/evals/execution';
+import { tempDir } from './sqlite-log';
+
+export const BENCH_KEY = 'assay_bench_throughput_key_0123456789';
+/** The compiled CLI next to this file in dist-bench (bench/support → src/cli.js). */
+const CLI = path.resolve(__dirname, '../../src/cli.js');
+/** Linux's USER_HZ: /proc counts CPU time in hundredths of a second. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The service as an operator runs it (`node cli.js serve`), in a process of its own so that its
+ * CPU time is its own: the bench's HTTP client and the sandboxes' processes are not in it.
+ */
+export interface BenchServer {
+  url: string;
+  pid: number;
+  /** The server's own CPU time so far (user + system, all its threads, children excluded), ms. */
+  cpuMs(): number;
+  call(operation: string, body: unknown): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  driver: SandboxDriverName;
+  parallel: number;
+  /** When set, the server writes a V8 CPU profile (.cpuprofile) there when it stops. */
+  cpuProfileDir?: string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** utime + stime of the process (fields 14 and 15 of /proc/<pid>/stat; the children's are 16 and 17). */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run the bench through "npm run bench".`);
+  const data = tempDir('throughput');
+  const config = data.file('bench-config.yaml');
+  fs.writeFileSync(config, `allowUnsandboxed: true\ndefaultSandbox: ${options.driver}\n`);
+  const port = await freePort();
+  const flags = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...flags, CLI, 'serve'], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ASSAY_DATA_DIR: data.file('data'),
+      ASSAY_CONFIG: config,
+      ASSAY_INIT_ORG: 'bench',
+      ASSAY_INIT_API_KEY: BENCH_KEY,
+      ASSAY_MAX_PARALLEL_TRIALS: String(options.parallel),
+      ASSAY_LOG_LEVEL: 'warn',
+      TMPDIR: data.dir,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The bench server exited at start: ${errors}`);
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) throw new Error(`The bench server did not answer within 30 s: ${errors}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    cpuMs: () => processCpuMs(pid),
+    async call(operation, body) {
+      const response = await fetch(`${url}/v1/${operation}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (response.status !== 200) throw new Error(`${operation} answered ${response.status}: ${await response.text()}`);
+      return response.json();
+    },
+    async stop() {
+      // SIGTERM: a graceful stop, which is also when --cpu-prof writes its profile.
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      data.remove();
+    },
+  };
+}

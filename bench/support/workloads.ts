@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { bareSpawn, SandboxDriverName } from '#modules/evals/execution';
+import { BenchServer } from './child-server';
+import { tempDir } from './sqlite-log';
+
+/**
+ * The throughput workloads of issue 20: 100 trials, 8 at once, each a command and a verify. The
+ * same two processes run through Assay, through a peer, and bare (the machine's floor).
+ */
+export interface Workload {
+  name: string;
+  run: string;
+  verify: string;
+}
+
+export const TRIALS = 100;
+export const AT_ONCE = 8;
+/** 10 cases × 10 trials: 100 trials in one batch. */
+const CASES = 10;
+
+export const TRIVIAL: Workload = { name: 'write a file, verify it', run: 'echo ok > out.txt', verify: 'grep -qx ok out.txt' };
+export const SLEEP: Workload = { name: 'sleep 1 s', run: 'sleep 1', verify: 'true' };
+
+/** What `waves` of AT_ONCE one-second trials take at best. */
+export const waveFloorMs = (trials: number): number => Math.ceil(trials / AT_ONCE) * 1000;
+
+export interface BatchMeasure {
+  wallMs: number;
+  serverCpuMs: number;
+}
+
+/** One batch of the workload on a running server: wall time from the start request to the batch read finished. */
+export async function assayBatch(server: BenchServer, workload: Workload): Promise<BatchMeasure> {
+  const cpuBefore = server.cpuMs();
+  const started = Date.now();
+  const batch = await server.call('evals.batches.start', {
+    suite: { id: 'bench', prompt: 'benchmark' },
+    cases: Array.from({ length: CASES }, (_, i) => ({ id: `c${i}`, verify: workload.verify })),
+    variants: [{ harness: 'command', model: 'none', profile: { run: workload.run } }],
+    trials: TRIALS / CASES,
+  });
+  let finished: any;
+  for (;;) {
+    finished = await server.call('evals.batches.get', { id: batch.id });
+    if (finished.status !== 'running') break;
+    // The end is read from the batch's finishedAt, not from when the poll saw it: the poll can be
+    // slow (its requests would otherwise weigh in the server's CPU per trial).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The server's clock is this machine's clock: the batch's end less the start request's send.
+  const wallMs = (typeof finished.finishedAt === 'number' ? finished.finishedAt : Date.parse(finished.finishedAt)) - started;
+  if (!Number.isFinite(wallMs)) throw new Error(`The bench batch has no finishedAt: ${JSON.stringify(finished.finishedAt)}`);
+  const serverCpuMs = server.cpuMs() - cpuBefore;
+  if (finished.status !== 'finished') throw new Error(`The bench batch ended ${finished.status}: ${JSON.stringify(finished).slice(0, 500)}`);
+  const trials = (finished.runs as Array<{ trials: Array<{ status: string }> }>).flatMap((run) => run.trials);
+  const passed = trials.filter((trial) => trial.status === 'passed').length;
+  if (passed !== TRIALS) throw new Error(`${passed} of ${TRIALS} bench trials passed: ${JSON.stringify(trials.find((t) => t.status !== 'passed'))}`);
+  return { wallMs, serverCpuMs };
+}
+
+/**
+ * The machine's floor for the same processes: each trial's command then its verify, in a fresh
+ * directory, AT_ONCE trials at a time, with the same sandbox driver and no trial machinery.
+ */
+export async function bareBatch(driver: SandboxDriverName, workload: Workload, trials = TRIALS): Promise<number> {
+  const root = tempDir('bare');
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < trials) {
+        const workspace = path.join(root.dir, String(next++));
+        fs.mkdirSync(workspace);
+        await bareSpawn(driver, workspace, workload.run);
+        const verified = await bareSpawn(driver, workspace, workload.verify);
+        if (verified.status !== 0) throw new Error(`The bare verify failed under ${driver}: ${verified.output}`);
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: AT_ONCE }, worker));
+    return performance.now() - started;
+  } finally {
+    root.remove();
+  }
+}

@@ -1,0 +1,92 @@
+import type { SandboxDriverName } from '#modules/evals/execution';
+import { BenchServer, startBenchServer } from './support/child-server';
+import { summarizeProfiles } from './support/cpu-profile';
+import type { Progress, Suite } from './support/suite';
+import { median, Row } from './support/table';
+import { AT_ONCE, assayBatch, bareBatch, SLEEP, TRIALS, TRIVIAL, waveFloorMs, Workload } from './support/workloads';
+
+/** Runs of each measure; the median is reported. */
+const ROUNDS = 3;
+/** Half of what the server's own CPU per trivial trial measured before issue 20 (see bench/README.md). */
+const CPU_PER_TRIAL_TARGET_MS = { bubblewrap: 4.5, process: 4.5 };
+
+/** BENCH_CPU_PROFILE=<dir>: the child servers write V8 CPU profiles there, summarized after the suite. */
+const profileDir = process.env.BENCH_CPU_PROFILE;
+
+export interface AssayMeasures {
+  wallMs: number;
+  cpuPerTrialMs: number;
+}
+
+/** The median of ROUNDS batches of the workload on one server of the driver, after one warm-up batch. */
+export async function measureAssay(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS): Promise<AssayMeasures> {
+  const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir: profileDir });
+  try {
+    // The first batch pays for lazy loading (modules, prepared statements, the sandbox probe).
+    await assayBatch(server, TRIVIAL);
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const measure = await assayBatch(server, workload);
+      progress.log(`assay ${driver}, ${workload.name}: ${measure.wallMs.toFixed(0)} ms, server CPU ${measure.serverCpuMs.toFixed(0)} ms`);
+      walls.push(measure.wallMs);
+      cpus.push(measure.serverCpuMs / TRIALS);
+    }
+    return { wallMs: median(walls), cpuPerTrialMs: median(cpus) };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function measureFloor(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS): Promise<number> {
+  const walls: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    walls.push(await bareBatch(driver, workload));
+    progress.log(`bare ${driver}, ${workload.name}: ${walls[walls.length - 1].toFixed(0)} ms`);
+  }
+  return median(walls);
+}
+
+async function trivialRows(progress: Progress, driver: SandboxDriverName): Promise<Row[]> {
+  const floor = await measureFloor(progress, driver, TRIVIAL);
+  const assay = await measureAssay(progress, driver, TRIVIAL);
+  const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${TRIVIAL.name} (${driver})`;
+  return [
+    {
+      benchmark,
+      measure: `wall ms (floor: ${TRIALS * 2} bare runs)`,
+      value: assay.wallMs,
+      baseline: floor,
+      target: { kind: 'ratio-at-most', ratio: 1.3 },
+    },
+    {
+      benchmark,
+      measure: 'server CPU ms per trial',
+      value: assay.cpuPerTrialMs,
+      target: { kind: 'at-most', value: CPU_PER_TRIAL_TARGET_MS[driver], unit: 'ms' },
+    },
+  ];
+}
+
+async function sleepRows(progress: Progress, driver: SandboxDriverName): Promise<Row[]> {
+  const assay = await measureAssay(progress, driver, SLEEP);
+  const floor = waveFloorMs(TRIALS);
+  const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${SLEEP.name} (${driver})`;
+  return [
+    { benchmark, measure: 'wall ms (floor: waves of 1 s)', value: assay.wallMs, baseline: floor },
+    { benchmark, measure: 'efficiency (wave floor / wall)', value: floor / assay.wallMs, target: { kind: 'at-least', value: 0.98, unit: '' } },
+    { benchmark, measure: 'server CPU ms per trial', value: assay.cpuPerTrialMs },
+  ];
+}
+
+export const throughputSuite: Suite = {
+  name: 'throughput',
+  description: `${TRIALS} trials at ${AT_ONCE} at once on a running child server, start request to finished batch, median of ${ROUNDS}, against the same processes run bare in the same run; server CPU is its own (children excluded).`,
+  async run(progress) {
+    const rows: Row[] = [];
+    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver)));
+    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await sleepRows(progress, driver)));
+    if (profileDir) progress.log(`CPU profiles in ${profileDir}:\n${summarizeProfiles(profileDir)}`);
+    return rows;
+  },
+};
