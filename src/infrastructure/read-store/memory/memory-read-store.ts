@@ -7,6 +7,7 @@ import type { Collection, Document, IndexSpec, ReadStore } from '../read-store.p
 import { FieldIndex } from './field-index';
 import { CollectionState, MemoryCollection, uniqueViolation } from './memory-collection';
 import { indexName, UniqueIndex } from './memory-documents';
+import { SortedIndex } from './sorted-index';
 
 export class MemoryReadStore implements ReadStore {
   private readonly states = new Map<string, CollectionState>();
@@ -27,6 +28,7 @@ export class MemoryReadStore implements ReadStore {
     state.exists = true;
     for (const spec of indexes) {
       this.indexPrefixes(state, Object.keys(spec.keys));
+      this.sortedSuffixes(state, spec);
       const name = indexName(spec);
       if (!spec.unique || state.uniqueIndexes.has(name)) continue;
       const index = new UniqueIndex(spec);
@@ -50,12 +52,28 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
+  /**
+   * An index `{a, b, c, d}` serves a page filtered by equality on `a` (or `a, b`) and sorted by
+   * the keys after it, in their directions: one sorted index per such split.
+   */
+  private sortedSuffixes(state: CollectionState, spec: IndexSpec): void {
+    const fields = Object.entries(spec.keys);
+    for (let length = 1; length < fields.length; length += 1) {
+      const prefix = fields.slice(0, length).map(([field]) => field);
+      if (prefix.includes('_id')) continue;
+      const order = fields.slice(length).map(([field, direction]) => ({ field, direction }));
+      const index = new SortedIndex(prefix, order);
+      if (!state.sortedIndexes.has(index.name)) state.sortedIndexes.set(index.name, index);
+    }
+  }
+
   async dropAll(): Promise<void> {
     // States are emptied rather than forgotten so that handles already given out stay live.
     for (const state of this.states.values()) {
       state.documents.clear();
       state.uniqueIndexes.clear();
       state.fieldIndexes.clear();
+      state.sortedIndexes.clear();
       state.sequence.clear();
       state.exists = false;
     }
@@ -79,7 +97,15 @@ export class MemoryReadStore implements ReadStore {
   private state(name: string): CollectionState {
     let state = this.states.get(name);
     if (!state) {
-      state = { documents: new Map(), uniqueIndexes: new Map(), fieldIndexes: new Map(), sequence: new Map(), nextSequence: 0, exists: false };
+      state = {
+        documents: new Map(),
+        uniqueIndexes: new Map(),
+        fieldIndexes: new Map(),
+        sortedIndexes: new Map(),
+        sequence: new Map(),
+        nextSequence: 0,
+        exists: false,
+      };
       this.states.set(name, state);
     }
     return state;
