@@ -9,6 +9,12 @@ import { CollectionState, MemoryCollection, uniqueViolation } from './memory-col
 import { indexName, UniqueIndex } from './memory-documents';
 import { SortedIndex } from './sorted-index';
 
+/** A collection's documents at one moment: the store's own objects, which it replaces and never changes. */
+export interface CapturedCollection {
+  name: string;
+  documents: Document[];
+}
+
 export class MemoryReadStore implements ReadStore {
   private readonly states = new Map<string, CollectionState>();
   private readonly handles = new Map<string, MemoryCollection>();
@@ -64,6 +70,31 @@ export class MemoryReadStore implements ReadStore {
       const order = fields.slice(length).map(([field, direction]) => ({ field, direction }));
       const index = new SortedIndex(prefix, order);
       if (!state.sortedIndexes.has(index.name)) state.sortedIndexes.set(index.name, index);
+    }
+  }
+
+  /**
+   * Every collection's documents as they are now, in insertion order, without copying them: a
+   * write stores a new object, so what is captured stays as it was. Synchronous, so that the
+   * capture is of one moment between two events.
+   */
+  capture(): CapturedCollection[] {
+    return [...this.states].filter(([, state]) => state.exists).map(([name, state]) => ({ name, documents: [...state.documents.values()] }));
+  }
+
+  /**
+   * Loads captured collections into an empty store, as they were (documents read from a
+   * snapshot file, which nobody else holds). Indexes come afterwards from ensureIndexes.
+   */
+  restore(collections: readonly CapturedCollection[]): void {
+    for (const { name, documents } of collections) {
+      const state = this.state(name);
+      if (state.documents.size > 0) throw new Error(`Cannot restore "${name}" over documents already there.`);
+      state.exists = true;
+      for (const doc of documents) {
+        state.sequence.set(doc._id, state.nextSequence++);
+        state.documents.set(doc._id, doc);
+      }
     }
   }
 
