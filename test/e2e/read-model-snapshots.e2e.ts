@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SNAPSHOT_FILE } from '#infrastructure/read-store/memory/read-model-snapshot';
+import { readSnapshot, SNAPSHOT_FILE } from '#infrastructure/read-store/memory/read-model-snapshot';
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { loadConfig } from '../../src/config';
+import { snapshotSettings } from '../../src/runtime';
 import { rebuildFromLog, snapshot } from '../support/read-models';
-import { INIT_KEY, InProcessServer, startInProcess, tempDir, waitUntil } from '../support/servers';
+import { CLI, INIT_KEY, InProcessServer, startInProcess, tempDir, waitUntil } from '../support/servers';
 
 const SECRET_VARIABLE = 'snapshot-secret-variable-7f3a9c21e5';
 const SECRET_CONNECTION = 'sk-snapshot-connection-key-0c94b2d8';
@@ -131,5 +135,45 @@ describe('read-model snapshots of the embedded store', () => {
       }
     }
     expect(fs.statSync(path.join(dataDir, SNAPSHOT_FILE)).mode & 0o077).toBe(0);
+  });
+});
+
+/** `assay projections rebuild` as a child process: its exit code and standard error. */
+function rebuild(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'projections', 'rebuild'], {
+      env: { PATH: process.env.PATH ?? '', ASSAY_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('assay projections rebuild on the embedded store, while a server runs', () => {
+  it('writes a snapshot built from the whole log, and the running server keeps answering', async () => {
+    const dataDir = tempDir();
+    const server = await startInProcess({ ASSAY_DATA_DIR: dataDir, ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY });
+    try {
+      for (let index = 0; index < 10; index += 1) await server.client.call('auth.keys.create', { name: `k${index}`, permissions: ['evals:read'] });
+      const listed = (await server.client.call('auth.keys.list', {})).body;
+      const head = await server.runtime.eventStore.headPosition();
+      const result = await rebuild(dataDir);
+      expect(result).toMatchObject({ code: 0 });
+      expect(result.stderr).toContain('rebuilt read models written as the snapshot');
+      expect((await server.client.call('auth.keys.list', {})).body).toEqual(listed);
+
+      const config = loadConfig({ ASSAY_DATA_DIR: dataDir });
+      const written = readSnapshot(path.join(dataDir, SNAPSHOT_FILE), snapshotSettings(config).fingerprint);
+      expect(written?.position).toBe(head);
+      const fromSnapshot = new MemoryReadStore();
+      fromSnapshot.restore(written?.collections ?? []);
+      expect(await snapshot(fromSnapshot)).toEqual(await snapshot(await rebuildFromLog(server.runtime.eventStore)));
+    } finally {
+      await server.close();
+    }
   });
 });
