@@ -5,6 +5,7 @@ import { evalsReadSuite } from './evals-read.bench';
 import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
+import { scaleSuite } from './scale.bench';
 import type { Suite } from './support/suite';
 
-export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, conversationSuite, evalsReadSuite];
+export const suites: readonly Suite[] = [appendsSuite, replaySuite, lagSuite, orchestrationSuite, conversationSuite, evalsReadSuite, scaleSuite];
