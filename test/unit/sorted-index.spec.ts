@@ -113,7 +113,7 @@ describe('the memory read store sorted index', () => {
   it('steps aside while a document holds an array in an indexed field, and the scan answers', async () => {
     const store = new MemoryReadStore();
     await store.ensureIndexes('batches', [{ keys: { organization: 1, startedAtMillis: -1, _id: -1 } }]);
-    const batches = store.collection<Document>('batches');
+    const batches = store.collection('batches');
     await batches.insertOne({ _id: 'a', organization: 'acme', startedAtMillis: 1 });
     await batches.insertOne({ _id: 'b', organization: 'acme', startedAtMillis: [0, 5] });
     await batches.insertOne({ _id: 'c', organization: 'acme', startedAtMillis: 3 });

@@ -72,7 +72,7 @@ async function projectOne<D extends Document>(
     const read = current?._position;
     // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
     const next = spec.evolve(current, event, id);
-    if (await writeGuarded(collection, id, read, next === null ? null : ({ ...next, _id: id, _position: event.position } as D & ProjectedDocument))) return;
+    if (await writeGuarded(collection, id, read, next === null ? null : { ...next, _id: id, _position: event.position })) return;
   }
   throw new Error(`Projection ${spec.name}: document ${id} kept changing under event ${event.position}; another projector is writing it.`);
 }

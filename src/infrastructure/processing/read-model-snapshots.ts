@@ -49,7 +49,7 @@ export class ReadModelSnapshots {
     try {
       const loaded = readSnapshot(this.settings.file, this.settings.fingerprint);
       if (loaded === null) return;
-      const [atPosition] = await eventStore.readAll({ after: loaded.position - 1, maxCount: 1 });
+      const atPosition = (await eventStore.readAll({ after: loaded.position - 1, maxCount: 1 })).at(0);
       if (atPosition?.position !== loaded.position || atPosition.id !== loaded.eventId) {
         throw new UnusableSnapshot(`of another event log: position ${loaded.position} does not hold event ${loaded.eventId}`);
       }

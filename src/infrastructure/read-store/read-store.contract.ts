@@ -491,7 +491,7 @@ function tallyProjection(collection: string): Projection {
 
 /** A promise and the function that settles it. */
 function signal(): { promise: Promise<void>; settle: () => void } {
-  let settle = () => undefined as void;
+  let settle: () => void = () => undefined;
   const promise = new Promise<void>((resolve) => (settle = resolve));
   return { promise, settle };
 }
@@ -510,7 +510,7 @@ function slowWriteAt(
   const wrap = (collection: Collection): Collection =>
     new Proxy(collection, {
       get(target, property: keyof Collection) {
-        const value = target[property];
+        const value: unknown = Reflect.get(target, property);
         if (typeof value !== 'function' || !['insertOne', 'replaceOne'].includes(property)) return value;
         return async (...args: unknown[]) => {
           if (!held(args)) return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
@@ -528,7 +528,7 @@ function slowWriteAt(
   return new Proxy(store, {
     get(target, property: keyof ReadStore) {
       if (property === 'collection') return (name: string) => wrap(target.collection(name));
-      const value = target[property];
+      const value: unknown = Reflect.get(target, property);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });

@@ -118,12 +118,12 @@ export function readSnapshot(file: string, fingerprint: string): LoadedSnapshot 
     throw new UnusableSnapshot(`unreadable: ${(error as Error).message}`);
   }
   const trailerStart = content.lastIndexOf('\n', content.length - 2) + 1;
-  const trailer = parse<Partial<Trailer>>(content.subarray(trailerStart).toString('utf8'));
+  const trailer = parse(content.subarray(trailerStart).toString('utf8')) as Partial<Trailer> | null;
   if (trailer?.end !== true || typeof trailer.sha256 !== 'string') throw new UnusableSnapshot('incomplete: it has no trailer');
   const body = content.subarray(0, trailerStart);
   if (createHash('sha256').update(body).digest('hex') !== trailer.sha256) throw new UnusableSnapshot('damaged: its checksum does not match');
   const lines = body.toString('utf8').split('\n');
-  const header = parse<Partial<Header>>(lines[0]);
+  const header = parse(lines[0]) as Partial<Header> | null;
   if (header?.format !== SNAPSHOT_FORMAT) throw new UnusableSnapshot('not a read-model snapshot');
   if (header.version !== SNAPSHOT_VERSION) throw new UnusableSnapshot(`format version ${String(header.version)}, this release reads ${SNAPSHOT_VERSION}`);
   if (header.fingerprint !== fingerprint) throw new UnusableSnapshot('built by other projections (another release)');
@@ -133,7 +133,7 @@ export function readSnapshot(file: string, fingerprint: string): LoadedSnapshot 
   const byName = new Map<string, Document[]>(header.collections.map(({ name }) => [name, []]));
   for (let i = 1; i < lines.length; i++) {
     if (lines[i] === '') continue;
-    const chunk = parse<Chunk>(lines[i]);
+    const chunk = parse(lines[i]) as Chunk | null;
     const documents = chunk ? byName.get(chunk.c) : undefined;
     if (!chunk || !documents || !Array.isArray(chunk.d)) throw new UnusableSnapshot(`line ${i + 1} is not a chunk of a listed collection`);
     for (const doc of chunk.d) documents.push(doc);
@@ -151,9 +151,10 @@ export function readSnapshot(file: string, fingerprint: string): LoadedSnapshot 
   };
 }
 
-function parse<T>(text: string): T | null {
+/** The parsed line, or null when it is not JSON; the caller checks its shape. */
+function parse(text: string): unknown {
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text);
   } catch {
     return null;
   }

@@ -242,13 +242,15 @@ function keysetCursor(or: unknown, order: readonly SortField[]): Scalar[] | null
   if (!Array.isArray(or) || or.length === 0 || or.length > order.length) return null;
   const values: Scalar[] = [];
   for (let i = 0; i < or.length; i++) {
-    const branch = or[i] as Record<string, unknown> | null;
-    if (typeof branch !== 'object' || branch === null || Object.keys(branch).length !== i + 1) return null;
-    for (let j = 0; j < i; j++) if (pinned(branch[order[j].field]) !== values[j]) return null;
-    const bound = branch[order[i].field] as Record<string, unknown> | undefined;
+    const branch: unknown = or[i];
+    if (typeof branch !== 'object' || branch === null) return null;
+    if (Object.keys(branch).length !== i + 1) return null;
+    const fields = branch as Record<string, unknown>;
+    for (let j = 0; j < i; j++) if (pinned(fields[order[j].field]) !== values[j]) return null;
+    const bound: unknown = fields[order[i].field];
     const operator = order[i].direction === 1 ? '$gt' : '$lt';
     if (typeof bound !== 'object' || bound === null || Object.keys(bound).length !== 1 || !(operator in bound)) return null;
-    const value = bound[operator];
+    const value: unknown = (bound as Record<string, unknown>)[operator];
     if (value === null || value === undefined || !isScalar(value)) return null;
     values.push(value);
   }
