@@ -7,6 +7,7 @@ import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
 import { peersSuite } from './peers.bench';
+import { scaleSuite } from './scale.bench';
 import { throughputSuite } from './throughput.bench';
 import type { Suite } from './support/suite';
 
@@ -17,6 +18,7 @@ export const suites: readonly Suite[] = [
   orchestrationSuite,
   conversationSuite,
   evalsReadSuite,
+  scaleSuite,
   analyticsSuite,
   throughputSuite,
   peersSuite,

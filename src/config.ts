@@ -27,6 +27,10 @@ export interface AssayConfig {
   /** ASSAY_WATCH_STREAMS_PER_ORG: evals.batches.watch streams one organization may hold open at once. */
   watchStreamsPerOrganization: number;
   metrics: MetricsSettings;
+  /** ASSAY_SNAPSHOT_EVERY: events between two read-model snapshots of the embedded store; 0 turns them off. */
+  snapshotEvery: number;
+  /** ASSAY_PROJECTION_LEASE_MS: how long the projecting instance's lease holds on a shared MongoDB unless renewed. */
+  projectionLeaseMs: number;
 }
 
 /** GET /metrics: off unless ASSAY_METRICS=1, and answered only to the peers ASSAY_METRICS_ALLOW lists. */
@@ -115,6 +119,8 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     logLevel: logLevel(env),
     watchStreamsPerOrganization: integer(env, 'ASSAY_WATCH_STREAMS_PER_ORG', 16, 1, 10000),
     metrics: metrics(env),
+    snapshotEvery: integer(env, 'ASSAY_SNAPSHOT_EVERY', 10000, 0, 1000000000),
+    projectionLeaseMs: integer(env, 'ASSAY_PROJECTION_LEASE_MS', 10000, 1000, 3600000),
     execution: {
       configPath: configPath(env),
       maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),

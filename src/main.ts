@@ -18,7 +18,7 @@ import { KeyRing, openKeyRing } from '#infrastructure/secrets/key-ring';
 import { withMasterKey } from '#infrastructure/secrets/master-key';
 import { claimTrialsRoot, TrialsRoot } from '#modules/evals/execution/workspace/trials-root';
 import { planTrialExecution, TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
-import { closeRuntime, openRuntime, Runtime } from './runtime';
+import { closeRuntime, openRuntime, Runtime, startProjections } from './runtime';
 
 export interface RunningServer {
   app: NestFastifyApplication;
@@ -57,7 +57,7 @@ async function serve(config: AssayConfig, logger: JsonLogger, trialsRoot: Trials
   const runtime = await openRuntime(withMasterKey(config, logger), logger);
   let app: NestFastifyApplication | null = null;
   try {
-    await runtime.projections.start();
+    await startProjections(runtime);
     await bootstrapInitialKey(runtime);
     // The process's one key ring: the application's handlers and the trial runner share it.
     const keyRing = openKeyRing(runtime);

@@ -10,7 +10,11 @@ import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb
 import { DEFAULT_RESUME_POLICY } from '#infrastructure/event-store/eventstoredb/resuming-subscription';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import { createHash } from 'node:crypto';
+import type { Projection } from '#infrastructure/processing/projection';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { ReadModelSnapshots } from '#infrastructure/processing/read-model-snapshots';
+import { SNAPSHOT_FILE } from '#infrastructure/read-store/memory/read-model-snapshot';
 import { PositionTrackingEventStore, WriteTracker } from '#infrastructure/processing/read-your-writes';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
@@ -26,6 +30,8 @@ export interface Runtime {
   projections: ProjectionRunner;
   /** The positions appended by requests in flight, for read-your-writes. */
   writes: WriteTracker;
+  /** The embedded read store's snapshots (null on MongoDB, whose documents persist). */
+  snapshots: ReadModelSnapshots | null;
 }
 
 export const EVENT_LOG_FILE = 'events.sqlite';
@@ -85,11 +91,46 @@ export async function openRuntime(config: AssayConfig, logger: JsonLogger): Prom
     blobStore: blobStoreKind(config) === 'mongodb' ? 'mongodb' : `file:${path.join(config.dataDir, BLOBS_DIRECTORY)}`,
   });
   const projections = new ProjectionRunner(eventStore, readStore, allProjections, logger);
-  return { config, logger, eventStore, readStore, projections, writes };
+  const snapshots =
+    readStore instanceof MemoryReadStore && !config.eventStoreUrl ? new ReadModelSnapshots(snapshotSettings(config), readStore, projections, logger) : null;
+  return { config, logger, eventStore, readStore, projections, writes, snapshots };
+}
+
+/** Where the embedded store's snapshot lives, how often it is written, and what builds it. */
+export function snapshotSettings(config: AssayConfig) {
+  return { file: path.join(config.dataDir, SNAPSHOT_FILE), every: config.snapshotEvery, fingerprint: projectionsFingerprint(allProjections) };
+}
+
+/**
+ * What a snapshot's documents depend on besides the log: the release and its projections (names,
+ * event types, collections and indexes). A snapshot of another release is replayed over in full.
+ */
+export function projectionsFingerprint(projections: readonly Projection[]): string {
+  const described = projections.map(({ name, eventTypes, collections }) => ({ name, eventTypes, collections }));
+  return createHash('sha256')
+    .update(JSON.stringify({ release: releaseVersion(), projections: described }))
+    .digest('hex');
+}
+
+function releaseVersion(): string {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Loads the newest read-model snapshot (embedded store), then replays the log's tail. */
+export async function startProjections(runtime: Runtime): Promise<void> {
+  await runtime.snapshots?.load(runtime.eventStore);
+  await runtime.projections.start();
+  runtime.snapshots?.afterCatchUp();
 }
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
   await runtime.projections.stop();
+  await runtime.snapshots?.stop();
   await runtime.eventStore.close();
   await runtime.readStore.close();
 }

@@ -12,7 +12,7 @@ import { rotateMasterKey } from '#infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from '../main';
 import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
 import { ensureOrganization, organizationExists } from '#modules/auth/organizations/organization';
-import { closeRuntime, openEventStore, openRuntime } from '../runtime';
+import { closeRuntime, openEventStore, openRuntime, snapshotSettings } from '../runtime';
 import { isPermission, Permission } from '#shared/permissions';
 import { Refusal, UsageError } from './errors';
 
@@ -118,10 +118,13 @@ export async function rebuildProjections(): Promise<void> {
       const documents = await runtime.readStore.collection(name).count({});
       logger.info('rebuilt collection', { collection: name, documents });
     }
-    if (!config.mongodbUrl) {
-      logger.info('the embedded read store lives in memory: a running server rebuilds it at every start');
-    }
   } finally {
+    // On the embedded store, closing writes the rebuilt read models as the data directory's snapshot.
     await closeRuntime(runtime);
+  }
+  if (runtime.snapshots && config.snapshotEvery > 0) {
+    logger.info('rebuilt read models written as the snapshot; running servers keep theirs and load this one at their next start', {
+      file: snapshotSettings(config).file,
+    });
   }
 }

@@ -1,7 +1,12 @@
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
-import { readStoreContract } from '#infrastructure/read-store/read-store.contract';
+import { guardedWritesContract, readStoreContract } from '#infrastructure/read-store/read-store.contract';
 
 readStoreContract('memory', async () => {
+  const store = new MemoryReadStore();
+  return { store, cleanup: () => store.close() };
+});
+
+guardedWritesContract('memory', async () => {
   const store = new MemoryReadStore();
   return { store, cleanup: () => store.close() };
 });

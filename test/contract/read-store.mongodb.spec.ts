@@ -1,5 +1,5 @@
 import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
-import { readStoreContract } from '#infrastructure/read-store/read-store.contract';
+import { guardedWritesContract, readStoreContract } from '#infrastructure/read-store/read-store.contract';
 
 const url = process.env.MONGODB_URL;
 
@@ -7,8 +7,8 @@ if (url) {
   // A database of its own per run, so dropAll cannot touch another run's (or anyone's) data.
   const base = databaseFromUrl(url) ?? 'assay_test';
   const dbName = `${base.slice(0, 30)}_${process.pid}_${Date.now().toString(36)}`;
-  readStoreContract('mongodb', async () => {
-    const store = await MongoReadStore.connect(url, dbName);
+  const open = (suffix: string) => async () => {
+    const store = await MongoReadStore.connect(url, `${dbName.slice(0, 50)}${suffix}`);
     return {
       store,
       cleanup: async () => {
@@ -16,7 +16,9 @@ if (url) {
         await store.close();
       },
     };
-  });
+  };
+  readStoreContract('mongodb', open(''));
+  guardedWritesContract('mongodb', open('_g'));
 } else {
   describe('ReadStore contract: mongodb', () => {
     process.stderr.write(

@@ -26,10 +26,12 @@ describe('projections: rebuilding from the log gives the live documents', () => 
     expect(await snapshot(await replayTwice(server.runtime.eventStore))).toEqual(live);
   });
 
-  it('writes the checkpoint shortly after the last event, at the head of the log', async () => {
+  it('writes each projection its own checkpoint shortly after the last event, at the head of the log', async () => {
     const head = await server.runtime.eventStore.headPosition();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const checkpoint = await server.runtime.readStore.collection('checkpoints').findOne({ _id: 'projections' });
-    expect(checkpoint).toEqual({ _id: 'projections', position: head });
+    const ids = server.runtime.projections.checkpointIds();
+    expect(ids.length).toBeGreaterThan(5);
+    const checkpoints = await server.runtime.readStore.collection('checkpoints').find({}, { sort: { _id: 1 } });
+    expect(checkpoints).toEqual([...ids].sort().map((_id) => ({ _id, position: head })));
   });
 });

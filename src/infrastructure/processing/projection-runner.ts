@@ -1,5 +1,5 @@
 import type { AllSubscription, EventStore, RecordedEvent } from '../event-store/event-store.port';
-import type { ReadStore } from '../read-store/read-store.port';
+import { DuplicateKey, ReadStore } from '../read-store/read-store.port';
 import type { JsonLogger } from '../logging/json-logger';
 import type { Projection } from './projection';
 import { PositionWaiters } from './position-waiters';
@@ -8,10 +8,12 @@ export const CHECKPOINTS = 'checkpoints';
 const CHECKPOINT_EVERY = 500;
 const CHECKPOINT_DELAY_MS = 100;
 
-/** A projection and how many events it has applied since the runner started. */
+/** A projection, how many events it has applied since the runner started, and where its checkpoint stood then. */
 interface ProjectionEntry {
   readonly projection: Projection;
   applied: number;
+  /** Events at or before this position were applied before this start: they are not delivered again. */
+  from: number;
 }
 
 type Checkpoint = {
@@ -38,6 +40,7 @@ export class ProjectionRunner {
   private checkpointed = -1;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private sinceCheckpoint = 0;
+  private inEvent = false;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -47,7 +50,7 @@ export class ProjectionRunner {
     private readonly checkpointId = 'projections',
   ) {
     for (const projection of projections) {
-      const entry = { projection, applied: 0 };
+      const entry = { projection, applied: 0, from: -1 };
       this.byName.set(projection.name, entry);
       for (const type of projection.eventTypes) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), entry]);
@@ -66,6 +69,21 @@ export class ProjectionRunner {
    */
   generation(projectionName: string): number {
     return this.byName.get(projectionName)?.applied ?? 0;
+  }
+
+  /** True while an event is being applied: the read models are then between two positions. */
+  get applying(): boolean {
+    return this.inEvent;
+  }
+
+  /** The checkpoint document of one projection: each has its own, so one can be rebuilt or added alone. */
+  checkpointOf(projectionName: string): string {
+    return `${this.checkpointId}/${projectionName}`;
+  }
+
+  /** Every checkpoint document this runner writes. */
+  checkpointIds(): string[] {
+    return [...this.byName.keys()].map((name) => this.checkpointOf(name));
   }
 
   get error(): Error | null {
@@ -91,8 +109,7 @@ export class ProjectionRunner {
   /** Starts consuming from the checkpoint and resolves once the log's current head is reached. */
   async start(): Promise<void> {
     await this.ensureIndexes();
-    const checkpoint = await this.readStore.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: this.checkpointId });
-    this.processed = checkpoint?.position ?? -1;
+    this.processed = await this.readCheckpoints();
     this.checkpointed = this.processed;
     const head = await this.eventStore.headPosition();
     const started = Date.now();
@@ -105,6 +122,22 @@ export class ProjectionRunner {
       position: this.processed,
       durationMs: Date.now() - started,
     });
+  }
+
+  /**
+   * Each projection resumes after its own checkpoint (a new or rebuilt one has none and starts
+   * from the beginning); the subscription starts after the lowest of them.
+   */
+  private async readCheckpoints(): Promise<number> {
+    if (this.byName.size === 0) return -1;
+    const checkpoints = this.readStore.collection<Checkpoint>(CHECKPOINTS);
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const entry of this.byName.values()) {
+      const checkpoint = await checkpoints.findOne({ _id: this.checkpointOf(entry.projection.name) });
+      entry.from = checkpoint?.position ?? -1;
+      lowest = Math.min(lowest, entry.from);
+    }
+    return lowest;
   }
 
   /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
@@ -160,15 +193,30 @@ export class ProjectionRunner {
     const position = this.processed;
     this.sinceCheckpoint = 0;
     if (position <= this.checkpointed) return;
-    await this.readStore.collection<Checkpoint>(CHECKPOINTS).replaceOne({ _id: this.checkpointId }, { _id: this.checkpointId, position }, { upsert: true });
+    const checkpoints = this.readStore.collection<Checkpoint>(CHECKPOINTS);
+    for (const name of this.byName.keys()) {
+      const _id = this.checkpointOf(name);
+      // Guarded in the write itself: a checkpoint only moves forwards, whoever else writes it.
+      try {
+        await checkpoints.updateOne({ _id, position: { $lt: position } }, { $set: { position } }, { upsert: true });
+      } catch (error) {
+        if (!(error instanceof DuplicateKey)) throw error;
+      }
+    }
     this.checkpointed = Math.max(this.checkpointed, position);
   }
 
   /** Applies one event to every projection that handles it, then moves the checkpoint. */
   async handle(event: RecordedEvent): Promise<void> {
-    for (const entry of this.byType.get(event.type) ?? []) {
-      await entry.projection.project(event, this.readStore);
-      entry.applied += 1;
+    this.inEvent = true;
+    try {
+      for (const entry of this.byType.get(event.type) ?? []) {
+        if (event.position <= entry.from) continue;
+        await entry.projection.project(event, this.readStore);
+        entry.applied += 1;
+      }
+    } finally {
+      this.inEvent = false;
     }
     // A redelivered older event never moves the checkpoint back.
     this.processed = Math.max(this.processed, event.position);

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../event-store/event-store.port';
-import type { Collection, Document, IndexSpec, ReadStore } from '../read-store/read-store.port';
+import { Collection, Document, DuplicateKey, IndexSpec, ReadStore } from '../read-store/read-store.port';
 
 /** The field in which every read-model document records the log position it reflects. */
 export const POSITION_FIELD = '_position';
@@ -50,20 +50,43 @@ export function documentProjection<D extends Document>(spec: DocumentProjectionS
   };
 }
 
+/** Attempts at a guarded write before giving up: each retry follows a write by another projector. */
+const GUARDED_ATTEMPTS = 20;
+
+/**
+ * Applies one event to one document with a guarded write: the write names the position it was
+ * computed from (`{_id, _position: read}`), or inserts where nothing was, so that when another
+ * projector wrote the document in between, nothing is written and the event is applied again to
+ * what is there now, or skipped when that already reflects it. Two projectors of one log thus
+ * end in the same documents, whatever their interleaving.
+ */
 async function projectOne<D extends Document>(
   collection: Collection<D & ProjectedDocument>,
   id: string,
   event: RecordedEvent,
   spec: DocumentProjectionSpec<D>,
 ): Promise<void> {
-  const current = await collection.findOne({ _id: id });
-  if (current && current._position >= event.position) return;
-  // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
-  const next = spec.evolve(current, event, id);
-  if (next === null) {
-    await collection.deleteOne({ _id: id });
-    return;
+  for (let attempt = 0; attempt < GUARDED_ATTEMPTS; attempt++) {
+    const current = await collection.findOne({ _id: id });
+    if (current && current._position >= event.position) return;
+    const read = current?._position;
+    // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
+    const next = spec.evolve(current, event, id);
+    if (await writeGuarded(collection, id, read, next === null ? null : { ...next, _id: id, _position: event.position })) return;
   }
-  const document = { ...next, _id: id, _position: event.position } as D & ProjectedDocument;
-  await collection.replaceOne({ _id: id }, document, { upsert: true });
+  throw new Error(`Projection ${spec.name}: document ${id} kept changing under event ${event.position}; another projector is writing it.`);
+}
+
+/** True when the write happened: the document was still at `read` (absent when undefined). */
+async function writeGuarded<D extends ProjectedDocument>(collection: Collection<D>, id: string, read: number | undefined, next: D | null): Promise<boolean> {
+  if (next === null) return read === undefined || (await collection.deleteOne({ _id: id, _position: read })) === 1;
+  if (read !== undefined) return (await collection.replaceOne({ _id: id, _position: read }, next)).matchedCount === 1;
+  try {
+    await collection.insertOne(next);
+    return true;
+  } catch (error) {
+    // Another projector inserted it first; a duplicate of another unique key is a real error.
+    if (error instanceof DuplicateKey && (await collection.findOne({ _id: id })) !== null) return false;
+    throw error;
+  }
 }

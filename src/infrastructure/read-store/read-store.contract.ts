@@ -5,6 +5,8 @@
  */
 import type { Collection, Document, Filter, FindOptions, ReadStore, Sort, UpdateResult } from './read-store.port';
 import { DuplicateKey } from './read-store.port';
+import type { RecordedEvent } from '../event-store/event-store.port';
+import { documentProjection, Projection } from '../processing/projection';
 
 export interface OpenedReadStore {
   store: ReadStore;
@@ -448,5 +450,142 @@ function indexedQueries(ctx: Context): void {
       await collection.updateMany({ kind: 'x' }, { $inc: { n: 10 } });
     }
     await compare();
+  });
+}
+
+interface Tally extends Document {
+  total: number;
+  /** The order events were applied in: any lost or reordered update shows here. */
+  seen: number[];
+}
+
+/**
+ * Events of a tiny log: each adds to one of three tallies. The order matters (`seen`), so a
+ * lost update or one applied out of order changes the documents.
+ */
+function tallyEvents(count: number): RecordedEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `e${index + 1}`,
+    position: index + 1,
+    streamName: `tally-${index % 3}`,
+    revision: Math.floor(index / 3),
+    type: 'Tallied',
+    data: { tally: `t${index % 3}`, amount: (index * 7) % 5 },
+    metadata: { organization: 'acme', actor: 'contract', correlationId: 'contract', causationId: 'contract' },
+    createdAt: new Date(0).toISOString(),
+  }));
+}
+
+function tallyProjection(collection: string): Projection {
+  return documentProjection<Tally>({
+    name: 'tally',
+    collection,
+    eventTypes: ['Tallied'],
+    documentId: (event) => (event.data as { tally: string }).tally,
+    evolve: (document, event, id) => {
+      const { amount } = event.data as { amount: number };
+      return { _id: id, total: (document?.total ?? 0) + amount, seen: [...(document?.seen ?? []), event.position] };
+    },
+  });
+}
+
+/** A promise and the function that settles it. */
+function signal(): { promise: Promise<void>; settle: () => void } {
+  let settle: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+/**
+ * The store as one writer sees it when its write of the document at `position` is slow: the
+ * write waits for `release` (after the writer read the document), reaches the store, and the
+ * writer then stalls until `resume`, while the other writer moves on. The adapter itself answers.
+ */
+function slowWriteAt(
+  store: ReadStore,
+  position: number,
+  gates: { reached: () => void; release: Promise<void>; written: () => void; resume: Promise<void> },
+): ReadStore {
+  const held = (args: unknown[]) => args.some((arg) => typeof arg === 'object' && arg !== null && (arg as { _position?: unknown })._position === position);
+  const wrap = (collection: Collection): Collection =>
+    new Proxy(collection, {
+      get(target, property: keyof Collection) {
+        const value: unknown = Reflect.get(target, property);
+        if (typeof value !== 'function' || !['insertOne', 'replaceOne'].includes(property)) return value;
+        return async (...args: unknown[]) => {
+          if (!held(args)) return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          gates.reached();
+          await gates.release;
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            gates.written();
+            await gates.resume;
+          }
+        };
+      },
+    });
+  return new Proxy(store, {
+    get(target, property: keyof ReadStore) {
+      if (property === 'collection') return (name: string) => wrap(target.collection(name));
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Guarded projection writes: two projectors of one log end in the same documents, however they interleave. */
+export function guardedWritesContract(adapterName: string, open: () => Promise<OpenedReadStore>): void {
+  describe(`ReadStore contract, guarded projection writes: ${adapterName}`, () => {
+    let opened: OpenedReadStore;
+    beforeAll(async () => {
+      opened = await open();
+    });
+    afterAll(() => opened.cleanup());
+
+    const events = tallyEvents(60);
+    const apply = async (projection: Projection, store: ReadStore, from: number, to: number) => {
+      for (const event of events.slice(from, to)) await projection.project(event, store);
+    };
+    const documents = (collection: string) => opened.store.collection(collection).find({}, { sort: { _id: 1 } });
+
+    it.each([
+      ['a first write (insert)', 1, 30],
+      ['an update', 4, 10],
+      ['an update, the other writer finishing the log meanwhile', 13, 60],
+    ])('a slow writer of %s does not undo the other writer, nor make it skip events', async (_, position, aheadTo) => {
+      const collection = `guarded_${position}_${Date.now().toString(36)}`;
+      const projection = tallyProjection(collection);
+      const alone = `${collection}_alone`;
+      await apply(tallyProjection(alone), opened.store, 0, events.length);
+
+      const reached = signal();
+      const release = signal();
+      const written = signal();
+      const resume = signal();
+      const slow = slowWriteAt(opened.store, position, { reached: reached.settle, release: release.promise, written: written.settle, resume: resume.promise });
+      // The slow writer reads the document, then its write of `position` waits.
+      const slowWriter = apply(projection, slow, 0, events.length);
+      await reached.promise;
+      // The other writer moves past it; then the slow write lands, and the other writer goes on.
+      await apply(projection, opened.store, 0, aheadTo);
+      release.settle();
+      await written.promise;
+      await apply(projection, opened.store, aheadTo, events.length);
+      resume.settle();
+      await slowWriter;
+
+      expect(await documents(collection)).toEqual(await documents(alone));
+      expect(((await documents(alone))[0] as Tally).seen).toEqual(events.filter((event) => event.position % 3 === 1).map((event) => event.position));
+    });
+
+    it('a writer replaying an event the other already applied writes nothing', async () => {
+      const collection = `guarded_replay_${Date.now().toString(36)}`;
+      const projection = tallyProjection(collection);
+      await apply(projection, opened.store, 0, 10);
+      const before = await documents(collection);
+      await apply(projection, opened.store, 0, 10);
+      expect(await documents(collection)).toEqual(before);
+    });
   });
 }

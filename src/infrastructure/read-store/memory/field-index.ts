@@ -85,6 +85,14 @@ export class FieldIndex {
    * `documents` builds the index the first time it is asked.
    */
   candidates(filter: Filter, documents: () => Iterable<Document>): string[] | null {
+    const held = this.held(filter, documents);
+    if (held === null) return null;
+    const matching = held === undefined ? [] : typeof held === 'string' ? [held] : [...held];
+    return this.others.size === 0 ? matching : [...matching, ...this.others];
+  }
+
+  /** The bucket of the key the filter fixes (undefined when empty), or null when it fixes none. */
+  private held(filter: Filter, documents: () => Iterable<Document>): string | Set<string> | undefined | null {
     const keys: string[] = [];
     for (const field of this.fields) {
       const condition = filter[field];
@@ -98,9 +106,19 @@ export class FieldIndex {
       this.built = true;
       for (const doc of documents()) this.add(doc);
     }
-    const held = this.byValue.get(keys.join('\u0000'));
-    const matching = held === undefined ? [] : typeof held === 'string' ? [held] : [...held];
-    return this.others.size === 0 ? matching : [...matching, ...this.others];
+    return this.byValue.get(keys.join('\u0000'));
+  }
+
+  /**
+   * How many documents match a filter that is exactly equality on this index's fields, counted
+   * from the index alone; null for any other filter (or while a document holds a non-scalar there).
+   */
+  exactCount(filter: Filter, documents: () => Iterable<Document>): number | null {
+    const fields = Object.keys(filter);
+    if (fields.length !== this.fields.length || !this.fields.every((field) => fields.includes(field))) return null;
+    const held = this.held(filter, documents);
+    if (held === null || this.others.size > 0) return null;
+    return held === undefined ? 0 : typeof held === 'string' ? 1 : held.size;
   }
 
   private documentKey(doc: Document): string | null {

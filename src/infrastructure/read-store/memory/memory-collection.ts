@@ -10,12 +10,15 @@ import type { UpdateExpression } from 'mingo/updater';
 import { Collection, Document, DuplicateKey, Filter, FindOptions, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { FieldIndex } from './field-index';
 import { compileFilter, UniqueIndex, deepCopy, sameValue, sortDocuments, upsertSeed } from './memory-documents';
+import type { SortedIndex } from './sorted-index';
 
 export interface CollectionState {
   readonly documents: Map<string, Document>;
   readonly uniqueIndexes: Map<string, UniqueIndex>;
   /** By the leading fields of each declared index: what narrows a query before it is tested. */
   readonly fieldIndexes: Map<string, FieldIndex>;
+  /** By each declared index's trailing keys within its leading ones: what serves a sorted page. */
+  readonly sortedIndexes: Map<string, SortedIndex>;
   /** Insertion order, so that a narrowed query answers in the same order as a full scan. */
   readonly sequence: Map<string, number>;
   nextSequence: number;
@@ -78,6 +81,8 @@ export class MemoryCollection implements Collection {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
+    const page = this.sortedPage(filter, options);
+    if (page) return page.map(deepCopy);
     const matches = this.matching(filter);
     if (options.sort) sortDocuments(matches, options.sort);
     const start = Math.max(0, options.skip ?? 0);
@@ -87,6 +92,12 @@ export class MemoryCollection implements Collection {
   }
 
   async count(filter: Filter): Promise<number> {
+    if (typeof filter._id !== 'string') {
+      for (const index of this.state.fieldIndexes.values()) {
+        const exact = index.exactCount(filter, () => this.state.documents.values());
+        if (exact !== null) return exact;
+      }
+    }
     return this.matching(filter).length;
   }
 
@@ -139,6 +150,35 @@ export class MemoryCollection implements Collection {
     const matches = this.matching(filter);
     matches.forEach((doc) => this.remove(doc));
     return matches.length;
+  }
+
+  /**
+   * A sorted page read along a sorted index: from the keyset cursor, testing documents in order
+   * until the page is full. Null when no index serves this filter and sort.
+   */
+  private sortedPage(filter: Filter, options: FindOptions): Document[] | null {
+    if (!options.sort || typeof filter._id === 'string') return null;
+    for (const index of this.state.sortedIndexes.values()) {
+      const ids = index.walk(filter, options.sort, () => this.withSequences());
+      if (ids === null) continue;
+      const test = compileFilter(filter);
+      let skip = Math.max(0, options.skip ?? 0);
+      const wanted = options.limit ? Math.abs(options.limit) : Number.POSITIVE_INFINITY;
+      const page: Document[] = [];
+      for (const id of ids) {
+        if (page.length >= wanted) break;
+        const doc = this.state.documents.get(id);
+        if (doc === undefined || !test(doc)) continue;
+        if (skip > 0) skip -= 1;
+        else page.push(doc);
+      }
+      return page;
+    }
+    return null;
+  }
+
+  private *withSequences(): Generator<[Document, number]> {
+    for (const [id, doc] of this.state.documents) yield [doc, this.state.sequence.get(id) ?? 0];
   }
 
   /** The stored document (not a copy) a filter with a string `_id` can only mean, if it matches. */
@@ -232,6 +272,11 @@ export class MemoryCollection implements Collection {
       else index.add(next);
     }
     if (!previous) this.state.sequence.set(next._id, this.state.nextSequence++);
+    const sequence = this.state.sequence.get(next._id) ?? 0;
+    for (const index of this.state.sortedIndexes.values()) {
+      if (previous) index.update(next, sequence);
+      else index.add(next, sequence);
+    }
     this.state.documents.set(next._id, next);
     this.state.exists = true;
   }
@@ -239,6 +284,7 @@ export class MemoryCollection implements Collection {
   private remove(doc: Document): void {
     for (const index of this.state.uniqueIndexes.values()) index.remove(doc);
     for (const index of this.state.fieldIndexes.values()) index.remove(doc);
+    for (const index of this.state.sortedIndexes.values()) index.remove(doc);
     this.state.sequence.delete(doc._id);
     this.state.documents.delete(doc._id);
   }

@@ -7,6 +7,13 @@ import type { Collection, Document, IndexSpec, ReadStore } from '../read-store.p
 import { FieldIndex } from './field-index';
 import { CollectionState, MemoryCollection, uniqueViolation } from './memory-collection';
 import { indexName, UniqueIndex } from './memory-documents';
+import { SortedIndex } from './sorted-index';
+
+/** A collection's documents at one moment: the store's own objects, which it replaces and never changes. */
+export interface CapturedCollection {
+  name: string;
+  documents: Document[];
+}
 
 export class MemoryReadStore implements ReadStore {
   private readonly states = new Map<string, CollectionState>();
@@ -27,6 +34,7 @@ export class MemoryReadStore implements ReadStore {
     state.exists = true;
     for (const spec of indexes) {
       this.indexPrefixes(state, Object.keys(spec.keys));
+      this.sortedSuffixes(state, spec);
       const name = indexName(spec);
       if (!spec.unique || state.uniqueIndexes.has(name)) continue;
       const index = new UniqueIndex(spec);
@@ -50,12 +58,53 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
+  /**
+   * An index `{a, b, c, d}` serves a page filtered by equality on `a` (or `a, b`) and sorted by
+   * the keys after it, in their directions: one sorted index per such split.
+   */
+  private sortedSuffixes(state: CollectionState, spec: IndexSpec): void {
+    const fields = Object.entries(spec.keys);
+    for (let length = 1; length < fields.length; length += 1) {
+      const prefix = fields.slice(0, length).map(([field]) => field);
+      if (prefix.includes('_id')) continue;
+      const order = fields.slice(length).map(([field, direction]) => ({ field, direction }));
+      const index = new SortedIndex(prefix, order);
+      if (!state.sortedIndexes.has(index.name)) state.sortedIndexes.set(index.name, index);
+    }
+  }
+
+  /**
+   * Every collection's documents as they are now, in insertion order, without copying them: a
+   * write stores a new object, so what is captured stays as it was. Synchronous, so that the
+   * capture is of one moment between two events.
+   */
+  capture(): CapturedCollection[] {
+    return [...this.states].filter(([, state]) => state.exists).map(([name, state]) => ({ name, documents: [...state.documents.values()] }));
+  }
+
+  /**
+   * Loads captured collections into an empty store, as they were (documents read from a
+   * snapshot file, which nobody else holds). Indexes come afterwards from ensureIndexes.
+   */
+  restore(collections: readonly CapturedCollection[]): void {
+    for (const { name, documents } of collections) {
+      const state = this.state(name);
+      if (state.documents.size > 0) throw new Error(`Cannot restore "${name}" over documents already there.`);
+      state.exists = true;
+      for (const doc of documents) {
+        state.sequence.set(doc._id, state.nextSequence++);
+        state.documents.set(doc._id, doc);
+      }
+    }
+  }
+
   async dropAll(): Promise<void> {
     // States are emptied rather than forgotten so that handles already given out stay live.
     for (const state of this.states.values()) {
       state.documents.clear();
       state.uniqueIndexes.clear();
       state.fieldIndexes.clear();
+      state.sortedIndexes.clear();
       state.sequence.clear();
       state.exists = false;
     }
@@ -79,7 +128,15 @@ export class MemoryReadStore implements ReadStore {
   private state(name: string): CollectionState {
     let state = this.states.get(name);
     if (!state) {
-      state = { documents: new Map(), uniqueIndexes: new Map(), fieldIndexes: new Map(), sequence: new Map(), nextSequence: 0, exists: false };
+      state = {
+        documents: new Map(),
+        uniqueIndexes: new Map(),
+        fieldIndexes: new Map(),
+        sortedIndexes: new Map(),
+        sequence: new Map(),
+        nextSequence: 0,
+        exists: false,
+      };
       this.states.set(name, state);
     }
     return state;
