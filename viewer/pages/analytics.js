@@ -315,13 +315,14 @@ function ComparisonForm({ batches }) {
       <button type="submit">Compare</button>
     </form>
     ${ids.length === 1 ? html`<p class="hint">One batch: its variants are compared with each other.</p>` : null}
-    <${Loaded} load=${load} what="the comparison">${(comparison) => html`<${ComparisonResult} comparison=${comparison} />`}</${Loaded}>
+    ${load.error?.status === 400
+      ? html`<p class="notice" role="alert" id="compare-refused">Nothing to compare: ${load.error.message}</p>`
+      : html`<${Loaded} load=${load} what="the comparison">${(comparison) => html`<${ComparisonResult} comparison=${comparison} />`}</${Loaded}>`}
   `;
 }
 
 function ComparisonResult({ comparison }) {
   const { sides, tests } = comparison;
-  if (sides.length < 2) return html`<p>Only one side to compare: pick another batch, or a batch of several variants.</p>`;
   const maxK = Math.max(0, ...sides.map((s) => s.atK.length));
   return html`
     <p id="compare-cases">
