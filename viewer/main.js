@@ -104,7 +104,8 @@ function App() {
       <a class="brand" href=${link.batches()}>Assay</a>
       <nav aria-label="Main">
         <ul>
-          ${navLink(link.batches(), 'Batches', 'batches')} ${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.analytics(), 'Analytics', 'analytics')} ${navLink(link.prompts(), 'Prompts', 'prompts')}
+          ${navLink(link.batches(), 'Batches', 'batches')} ${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.analytics(), 'Analytics', 'analytics')}
+          ${navLink(link.prompts(), 'Prompts', 'prompts')}
         </ul>
       </nav>
       <div class="who">

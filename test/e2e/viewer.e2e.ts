@@ -273,7 +273,7 @@ describeWithChromium('the web viewer in a real browser', () => {
       );
     }
     const texts = reached.map((r) => r.text);
-    for (const name of ['Skip to content', 'Assay', 'Batches', 'Suites', 'Prompts', 'Forget key', finished.id]) expect(texts).toContain(name);
+    for (const name of ['Skip to content', 'Assay', 'Batches', 'Suites', 'Analytics', 'Prompts', 'Forget key', finished.id]) expect(texts).toContain(name);
     for (const r of reached.filter((r) => ['Batches', 'Suites', 'Prompts', finished.id].includes(r.text))) expect(r.outline).toBe('solid 3px');
 
     // Tab to the batch's link and follow it with Enter: the new page's heading takes the focus.

@@ -27,25 +27,27 @@ export function AnalyticsPage({ suiteId }) {
         <${Title} sub="Pass rates over time, flaky cases and two batches compared, per variant definition (harness, model and profile content).">
           Analytics${suite ? `: ${suite.name}` : ''}
         </${Title}>
-        ${data.suites.length === 0
-          ? html`<p>No suite has run yet: analytics appear once trials have verdicts.</p>`
-          : html`
-              <form class="filters" aria-label="What to show" onSubmit=${(e) => e.preventDefault()}>
-                <label for="analytics-suite">Suite</label>
-                <select id="analytics-suite" value=${current} onChange=${(e) => (location.hash = link.analytics(e.currentTarget.value))}>
-                  ${suiteId && !suite ? html`<option value=${suiteId}>${suiteId}</option>` : null}
-                  ${data.suites.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
-                </select>
-                <label for="analytics-bucket">Pass rate by</label>
-                <select id="analytics-bucket" value=${bucket} onChange=${(e) => setBucket(e.currentTarget.value)}>
-                  <option value="day">day</option>
-                  <option value="week">week</option>
-                </select>
-              </form>
-              <${PassRates} suiteId=${current} bucket=${bucket} />
-              <${Flaky} suiteId=${current} />
-              <${Comparison} suiteId=${current} />
-            `}
+        ${
+          data.suites.length === 0
+            ? html`<p>No suite has run yet: analytics appear once trials have verdicts.</p>`
+            : html`
+                <form class="filters" aria-label="What to show" onSubmit=${(e) => e.preventDefault()}>
+                  <label for="analytics-suite">Suite</label>
+                  <select id="analytics-suite" value=${current} onChange=${(e) => (location.hash = link.analytics(e.currentTarget.value))}>
+                    ${suiteId && !suite ? html`<option value=${suiteId}>${suiteId}</option>` : null}
+                    ${data.suites.map((s) => html`<option value=${s.id}>${s.name}</option>`)}
+                  </select>
+                  <label for="analytics-bucket">Pass rate by</label>
+                  <select id="analytics-bucket" value=${bucket} onChange=${(e) => setBucket(e.currentTarget.value)}>
+                    <option value="day">day</option>
+                    <option value="week">week</option>
+                  </select>
+                </form>
+                <${PassRates} suiteId=${current} bucket=${bucket} />
+                <${Flaky} suiteId=${current} />
+                <${Comparison} suiteId=${current} />
+              `
+        }
       `;
     }}
   </${Loaded}>`;
@@ -75,7 +77,9 @@ const passedOfScored = (n) => `${n.passed} / ${n.scored}`;
 function perPass(costs) {
   if (!costs) return '—';
   const actual = usd(costs.knownActualUsd + costs.allocatedUsd);
-  return `${actual}${costs.estimatedEquivalentUsd ? ` (est. ${usd(costs.estimatedEquivalentUsd)})` : ''}${costs.incomplete ? ' at least' : ''}`;
+  const estimate = costs.estimatedEquivalentUsd ? ` (est. ${usd(costs.estimatedEquivalentUsd)})` : '';
+  // Some component had no price: the sum is a lower bound.
+  return `${actual}${estimate}${costs.incomplete ? ', incomplete' : ''}`;
 }
 
 function Totals({ answer }) {
@@ -162,7 +166,7 @@ function PassRateChart({ answer }) {
         width,
         height: 280,
         // Half a bucket either side: a single bucket still has room, and no whisker sits on the edge.
-        scales: { x: { time: true, range: (_u, min, max) => [min - half, max + half] }, y: { range: [0, 100] } },
+        scales: { x: { time: true, range: () => [xs[0] - half, xs[xs.length - 1] + half] }, y: { range: [0, 100] } },
         axes: [{ label: `${answer.bucket} (UTC)` }, { label: 'pass rate (%)', values: (_u, ticks) => ticks.map((t) => `${t}%`) }],
         series: [
           { label: answer.bucket, value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)) },
@@ -185,7 +189,12 @@ function PassRateChart({ answer }) {
   }, [answer]);
   const summary = answer.variants.map((line) => `${line.label}: ${percent(line.total.passRate)} over the period (${interval(line.total.interval)})`).join('; ');
   return html`<figure class="chart">
-    <div ref=${box} id="analytics-chart" role="img" aria-label=${`Pass rate per variant by ${answer.bucket}, with Wilson 95% intervals as whiskers. ${summary}`}></div>
+    <div
+      ref=${box}
+      id="analytics-chart"
+      role="img"
+      aria-label=${`Pass rate per variant by ${answer.bucket}, with Wilson 95% intervals as whiskers. ${summary}`}
+    ></div>
     <figcaption>Pass rate of each variant per ${answer.bucket}; the whiskers are the Wilson 95% intervals. The table below gives the same numbers.</figcaption>
   </figure>`;
 }
@@ -237,9 +246,8 @@ function Flaky({ suiteId }) {
           ? html`<p id="analytics-no-flaky">No flaky case: the trials of every run agreed.</p>`
           : html`<table class="list" id="analytics-flaky">
               <caption>
-                ${answer.total} flaky case${answer.total === 1 ? '' : 's'} on a variant, the most mixed first${answer.total > answer.cases.length
-                  ? ` (the first ${answer.cases.length} shown)`
-                  : ''}
+                ${answer.total} flaky case${answer.total === 1 ? '' : 's'} on a variant, the most mixed
+                first${answer.total > answer.cases.length ? ` (the first ${answer.cases.length} shown)` : ''}
               </caption>
               <thead>
                 <tr>
@@ -281,10 +289,7 @@ function Comparison({ suiteId }) {
       first (the baseline), beyond chance?
     </p>
     <${Loaded} load=${batches} what="the suite's batches">
-      ${(answer) =>
-        answer.batches.length === 0
-          ? html`<p>The suite has no batch.</p>`
-          : html`<${ComparisonForm} batches=${answer.batches} key=${suiteId} />`}
+      ${(answer) => (answer.batches.length === 0 ? html`<p>The suite has no batch.</p>` : html`<${ComparisonForm} batches=${answer.batches} key=${suiteId} />`)}
     </${Loaded}>
   </section>`;
 }
@@ -315,9 +320,11 @@ function ComparisonForm({ batches }) {
       <button type="submit">Compare</button>
     </form>
     ${ids.length === 1 ? html`<p class="hint">One batch: its variants are compared with each other.</p>` : null}
-    ${load.error?.status === 400
-      ? html`<p class="notice" role="alert" id="compare-refused">Nothing to compare: ${load.error.message}</p>`
-      : html`<${Loaded} load=${load} what="the comparison">${(comparison) => html`<${ComparisonResult} comparison=${comparison} />`}</${Loaded}>`}
+    ${
+      load.error?.status === 400
+        ? html`<p class="notice" role="alert" id="compare-refused">Nothing to compare: ${load.error.message}</p>`
+        : html`<${Loaded} load=${load} what="the comparison">${(comparison) => html`<${ComparisonResult} comparison=${comparison} />`}</${Loaded}>`
+    }
   `;
 }
 
@@ -336,8 +343,7 @@ function ComparisonResult({ comparison }) {
           html`<li class=${t.significant ? 'verdict significant' : 'verdict'}>
             <p><strong>${t.significant ? 'Significant difference' : 'No significant difference'}</strong>: ${t.verdict}</p>
             <p class="hint">
-              ${t.other} against ${t.baseline}: p = ${pValue(t.pValue)} by ${t.method}, over ${t.differingCases} case${t.differingCases === 1 ? '' : 's'}
-              whose outcomes differ.
+              ${`${t.other} against ${t.baseline}: p = ${pValue(t.pValue)} by ${t.method}, over ${t.differingCases} case${t.differingCases === 1 ? '' : 's'} whose outcomes differ.`}
             </p>
           </li>`,
       )}
@@ -372,55 +378,64 @@ function ComparisonResult({ comparison }) {
         )}
       </tbody>
     </table>
-    ${maxK > 0
-      ? html`<table class="list" id="compare-atk">
-          <caption>
-            pass@k (at least one of k trials passes) and pass^k (all k pass), averaged over the compared cases
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">k</th>
-              ${sides.map((s) => html`<th scope="col">${s.label}: pass@k</th><th scope="col">${s.label}: pass^k</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${Array.from(
-              { length: maxK },
-              (_, index) =>
-                html`<tr>
-                  <th scope="row">${index + 1}</th>
-                  ${sides.map((s) => {
-                    const at = s.atK[index];
-                    return html`<td class="num">${at ? percent(at.passAtK) : '—'}</td><td class="num">${at ? percent(at.passHatK) : '—'}</td>`;
-                  })}
-                </tr>`,
-            )}
-          </tbody>
-        </table>`
-      : null}
+    ${
+      maxK > 0
+        ? html`<table class="list" id="compare-atk">
+            <caption>
+              pass@k (at least one of k trials passes) and pass^k (all k pass), averaged over the compared cases
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">k</th>
+                ${sides.map(
+                  (s) =>
+                    html`<th scope="col">${s.label}: pass@k</th>
+                      <th scope="col">${s.label}: pass^k</th>`,
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              ${Array.from(
+                { length: maxK },
+                (_, index) =>
+                  html`<tr>
+                    <th scope="row">${index + 1}</th>
+                    ${sides.map((s) => {
+                      const at = s.atK[index];
+                      return html`<td class="num">${at ? percent(at.passAtK) : '—'}</td>
+                        <td class="num">${at ? percent(at.passHatK) : '—'}</td>`;
+                    })}
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : null
+    }
     <h3>Cases that differ</h3>
-    ${comparison.differingCases.length === 0
-      ? html`<p>Every compared case has the same pass rate on every side.</p>`
-      : html`<table class="list" id="compare-differing">
-          <caption>
-            Cases whose pass rates differ, the widest gap first: passed / scored on each side
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Case</th>
-              ${sides.map((s) => html`<th scope="col">${s.label}</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${comparison.differingCases.map(
-              (c) =>
-                html`<tr>
-                  <th scope="row"><a href=${link.case(c.caseId)}>${c.caseName}</a></th>
-                  ${c.sides.map((s) => html`<td class="num">${s.passed} / ${s.scored} (${percent(s.passRate)})</td>`)}
-                </tr>`,
-            )}
-          </tbody>
-        </table>`}
+    ${
+      comparison.differingCases.length === 0
+        ? html`<p>Every compared case has the same pass rate on every side.</p>`
+        : html`<table class="list" id="compare-differing">
+            <caption>
+              Cases whose pass rates differ, the widest gap first: passed / scored on each side
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Case</th>
+                ${sides.map((s) => html`<th scope="col">${s.label}</th>`)}
+              </tr>
+            </thead>
+            <tbody>
+              ${comparison.differingCases.map(
+                (c) =>
+                  html`<tr>
+                    <th scope="row"><a href=${link.case(c.caseId)}>${c.caseName}</a></th>
+                    ${c.sides.map((s) => html`<td class="num">${s.passed} / ${s.scored} (${percent(s.passRate)})</td>`)}
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
   `;
 }
 
