@@ -13,6 +13,7 @@ import { TrialPage } from './pages/trial.js';
 import { CasePage } from './pages/case.js';
 import { SuitePage, SuitesPage } from './pages/suite.js';
 import { PromptPage, PromptsPage } from './pages/prompts.js';
+import { AnalyticsPage } from './pages/analytics.js';
 
 const PAGES = {
   batches: () => html`<${BatchesPage} />`,
@@ -22,6 +23,7 @@ const PAGES = {
   case: ([id]) => html`<${CasePage} id=${id} />`,
   suites: () => html`<${SuitesPage} />`,
   suite: ([id]) => html`<${SuitePage} id=${id} />`,
+  analytics: ([suiteId]) => html`<${AnalyticsPage} suiteId=${suiteId ?? null} />`,
   prompts: () => html`<${PromptsPage} />`,
   prompt: ([id]) => html`<${PromptPage} id=${id} />`,
   missing: ([path]) => html`<${Title}>Nothing at ${path}</${Title}><p>This address names no page. <a href=${link.batches()}>See the batches</a>.</p>`,
@@ -83,6 +85,7 @@ function App() {
     case: 'suites',
     suites: 'suites',
     suite: 'suites',
+    analytics: 'analytics',
     prompts: 'prompts',
     prompt: 'prompts',
   }[route.name];
@@ -101,7 +104,8 @@ function App() {
       <a class="brand" href=${link.batches()}>Assay</a>
       <nav aria-label="Main">
         <ul>
-          ${navLink(link.batches(), 'Batches', 'batches')} ${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.prompts(), 'Prompts', 'prompts')}
+          ${navLink(link.batches(), 'Batches', 'batches')} ${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.analytics(), 'Analytics', 'analytics')}
+          ${navLink(link.prompts(), 'Prompts', 'prompts')}
         </ul>
       </nav>
       <div class="who">

@@ -9,6 +9,8 @@ const ROUTES = [
   ['case', /^\/cases\/([^/]+)$/],
   ['suites', /^\/suites\/?$/],
   ['suite', /^\/suites\/([^/]+)$/],
+  ['analytics', /^\/analytics\/?$/],
+  ['analytics', /^\/analytics\/([^/]+)$/],
   ['prompts', /^\/prompts\/?$/],
   // Prompt ids may hold slashes (support/greeting): everything after #/prompts/ is the id.
   ['prompt', /^\/prompts\/(.+)$/],
@@ -34,6 +36,7 @@ export const link = {
   case: (id) => `#/cases/${segment(id)}`,
   suites: () => '#/suites',
   suite: (id) => `#/suites/${segment(id)}`,
+  analytics: (suiteId) => (suiteId ? `#/analytics/${segment(suiteId)}` : '#/analytics'),
   prompts: () => '#/prompts',
   prompt: (id) => `#/prompts/${id.split('/').map(segment).join('/')}`,
 };

@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
+import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, ROOT, startInProcess, tempDir } from '../support/servers';
+import { ANALYTICS_SIDES, makeAnalyticsHistory } from '../support/analytics-history';
 
 /**
  * The web viewer in a real browser: Debian's chromium, headless, driven by playwright-core,
@@ -271,7 +273,7 @@ describeWithChromium('the web viewer in a real browser', () => {
       );
     }
     const texts = reached.map((r) => r.text);
-    for (const name of ['Skip to content', 'Assay', 'Batches', 'Suites', 'Prompts', 'Forget key', finished.id]) expect(texts).toContain(name);
+    for (const name of ['Skip to content', 'Assay', 'Batches', 'Suites', 'Analytics', 'Prompts', 'Forget key', finished.id]) expect(texts).toContain(name);
     for (const r of reached.filter((r) => ['Batches', 'Suites', 'Prompts', finished.id].includes(r.text))) expect(r.outline).toBe('solid 3px');
 
     // Tab to the batch's link and follow it with Enter: the new page's heading takes the focus.
@@ -285,6 +287,101 @@ describeWithChromium('the web viewer in a real browser', () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     expect(await page.evaluate(() => document.title)).toBe(`Batch ${finished.id} · Assay`);
   });
+
+  it('shows a suite’s analytics: pass rates with Wilson intervals as a chart and tables, a flaky case, and two batches compared in words', async () => {
+    // A server of its own, with a judge (the fake provider) that makes one case flaky on purpose.
+    const fake: FakeProvider = await startFakeProvider();
+    const config = path.join(tempDir(), 'assay.yaml');
+    fs.writeFileSync(
+      config,
+      [
+        'allowUnsandboxed: true',
+        'providers:',
+        `  grader: { protocol: openai, baseURL: "${fake.url}", apiKeyEnv: VIEWER_JUDGE_KEY }`,
+        'judges: { provider: grader, model: judge-model }',
+      ].join('\n'),
+    );
+    process.env.VIEWER_JUDGE_KEY = 'sk-viewer-judge-0123456789';
+    const analytics = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_CONFIG: config });
+    const own = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const { before, after } = await makeAnalyticsHistory(analytics.client, fake);
+      const tab = await own.newPage();
+      await tab.goto(`${analytics.url}/`);
+      await tab.getByLabel('API key').fill(INIT_KEY);
+      await tab.keyboard.press('Enter');
+      await tab.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+      // From the navigation: the most recently run suite is shown.
+      await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Analytics' }).click();
+      await tab.getByRole('heading', { level: 1, name: 'Analytics: moods' }).waitFor();
+      expect(await tab.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+      const rows = (selector: string) =>
+        tab.locator(`${selector} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent!.trim())));
+
+      // Pass rates: 2 of 4 judged plus 6 of 6 greetings for writes-hello, 0 of 6 for writes-bye, all today.
+      await tab.locator('#analytics-totals').waitFor();
+      expect((await rows('#analytics-totals')).map((row) => row.slice(0, 6))).toEqual([
+        [ANALYTICS_SIDES.bye, '6', '0 / 6', '0%', '0%–39%', '0'],
+        [ANALYTICS_SIDES.hello, '10', '8 / 10', '80%', '49%–94%', '0'],
+      ]);
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await rows('#analytics-buckets')).toEqual([
+        [ANALYTICS_SIDES.bye, today, '0 / 6', '0%', '0%–39%', '0'],
+        [ANALYTICS_SIDES.hello, today, '8 / 10', '80%', '49%–94%', '0'],
+      ]);
+      await tab.locator('#analytics-chart canvas').waitFor();
+      expect(await tab.locator('#analytics-chart').getAttribute('aria-label')).toContain(`${ANALYTICS_SIDES.hello}: 80% over the period (49%–94%)`);
+
+      // The flaky case: the judge passed 2 of the 4 trials of one run, so 4 of its 6 pairs disagree.
+      expect(await rows('#analytics-flaky')).toEqual([['polite', ANALYTICS_SIDES.hello, '67% of trial pairs disagree', '1 of 1', '2 / 4', '50%']]);
+
+      // The two newest batches compared: writes-bye failed the six greetings that writes-hello passed.
+      await tab.locator('#compare-tests').waitFor();
+      expect(await tab.getByLabel('Baseline batch').inputValue()).toBe(before);
+      expect(await tab.getByLabel('Compared with').inputValue()).toBe(after);
+      expect(await tab.locator('#compare-cases').textContent()).toContain('6 cases compared');
+      const verdict = (await tab.locator('#compare-tests').textContent())!;
+      expect(verdict).toContain('Significant difference');
+      expect(verdict).toContain(`${after} ${ANALYTICS_SIDES.hello} passes more often than ${before} ${ANALYTICS_SIDES.bye} (p = 0.0313 < 0.05)`);
+      expect(verdict).toContain('p = 0.0313 by');
+      expect((await rows('#compare-sides')).map((row) => row.slice(0, 5))).toEqual([
+        [`${before} ${ANALYTICS_SIDES.bye}`, before, '0 / 6', '0%', '0%–39%'],
+        [`${after} ${ANALYTICS_SIDES.hello}`, after, '6 / 6', '100%', '61%–100%'],
+      ]);
+      expect(await rows('#compare-atk')).toEqual([['1', '0%', '0%', '100%', '100%']]);
+      expect(await tab.locator('#compare-differing tbody tr').count()).toBe(6);
+      expect(await tab.locator('#compare-differing tbody tr').first().textContent()).toMatch(/greets-1.*0 \/ 1 \(0%\).*1 \/ 1 \(100%\)/);
+      await tab.screenshot({ path: path.join(ARTIFACTS, 'analytics.png'), fullPage: true });
+
+      // By week: the same numbers in one ISO week. The form works from the keyboard alone.
+      await tab.getByLabel('Pass rate by').focus();
+      await tab.keyboard.press('ArrowDown');
+      await tab.locator('#analytics-buckets thead th', { hasText: 'Week from' }).waitFor();
+      expect((await rows('#analytics-buckets')).map((row) => [row[0], row[2]])).toEqual([
+        [ANALYTICS_SIDES.bye, '0 / 6'],
+        [ANALYTICS_SIDES.hello, '8 / 10'],
+      ]);
+      await tab.getByLabel('Baseline batch').selectOption(after);
+      await tab.getByRole('button', { name: 'Compare' }).click();
+      await tab.locator('main', { hasText: 'One batch: its variants are compared with each other.' }).waitFor();
+      // One batch of one variant: the API's reason, in words, instead of a comparison.
+      expect(await tab.locator('#compare-refused').textContent()).toBe(
+        'Nothing to compare: These batches hold a single variant definition: give another batch to compare it with.',
+      );
+      expect(await tab.locator('#compare-tests').count()).toBe(0);
+
+      // The suite's own page links here.
+      await tab.goto(`${analytics.url}/#/suites/moods`);
+      await tab.getByRole('link', { name: 'Analytics of this suite' }).click();
+      await tab.getByRole('heading', { level: 1, name: 'Analytics: moods' }).waitFor();
+      expect(tab.url()).toContain('#/analytics/moods');
+    } finally {
+      await own.close();
+      await analytics.close();
+      await fake.close();
+      delete process.env.VIEWER_JUDGE_KEY;
+    }
+  }, 180000);
 
   it('follows a running batch live: running, then finished, without a reload', async () => {
     const started = await api.call(

@@ -56,6 +56,7 @@ export function SuitePage({ id }) {
       return html`
         <${Breadcrumbs} items=${[['Suites', link.suites()], [suite.name]]} />
         <${Title} sub=${`Suite ${suite.id} · ${suite.cases} cases · ${suite.variants} variants · last run ${time(suite.lastRunAt)}`}>${suite.name}</${Title}>
+        <p><a href=${link.analytics(suite.id)} id="suite-analytics">Analytics of this suite</a>: pass rate over time, flaky cases, and two batches compared.</p>
         <h2>Variants compared</h2>
         <p class="hint">Each variant's trials over the newest run of every case it ran. The interval is where the true pass rate lies with 95% confidence (Wilson): intervals that overlap do not show a winner.</p>
         <table class="list" id="suite-variants">

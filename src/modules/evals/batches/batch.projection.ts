@@ -71,7 +71,12 @@ function judged(batch: BatchDocument, trialId: string, verdict: TrialScored['dat
 export const batchProjection = typedDocumentProjection<BatchEvent | TrialScored | TrialVoided, BatchDocument>({
   name: 'eval-batches',
   collection: BATCHES,
-  indexes: [{ keys: { organization: 1, startedAtMillis: -1, _id: -1 } }, { keys: { organization: 1, status: 1 } }],
+  indexes: [
+    { keys: { organization: 1, startedAtMillis: -1, _id: -1 } },
+    // A suite's batches, newest first (evals.batches.list {suite}).
+    { keys: { organization: 1, suiteId: 1, startedAtMillis: -1, _id: -1 } },
+    { keys: { organization: 1, status: 1 } },
+  ],
   eventTypes: ['BatchStarted', 'BatchFinished', 'BatchFailed', 'TrialScored', 'TrialVoided'],
   documentId: (event) => event.data.batchId,
   evolve(document, event) {

@@ -10,9 +10,9 @@ import { ListBatches } from './list-batches.query';
 export class ListBatchesController {
   constructor(private readonly queryBus: QueryBus) {}
 
-  /** The organization's batches, newest first, a page at a time. */
+  /** The organization's batches (or one suite's), newest first, a page at a time. */
   @Operation('evals.batches.list', 'evals:read')
   list(@Body() body: ListBatchesDto, @CurrentCaller() caller: Caller): Promise<BatchList> {
-    return this.queryBus.execute(new ListBatches(caller.organization, body.cursor ?? null, body.limit));
+    return this.queryBus.execute(new ListBatches(caller.organization, body.cursor ?? null, body.limit, body.suite ?? null));
   }
 }

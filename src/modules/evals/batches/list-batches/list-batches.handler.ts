@@ -44,26 +44,29 @@ export const batchCursor = (batch: BatchDocument): Cursor => ({
   name: batch.suiteName ?? batch.suiteId,
 });
 
+/** Which batches a list counts: the organization's, or one suite's of it. */
+const batchScope = (organization: string, suite: string | null) => (suite === null ? { organization } : { organization, suiteId: suite });
+
 /** The filter and options of one page: what the handler and the benchmark's bare route both run. */
-export function batchPageQuery(organization: string, cursor: Cursor | null, limit: number) {
+export function batchPageQuery(organization: string, cursor: Cursor | null, limit: number, suite: string | null = null) {
   const after = cursor
     ? afterCursor([
         { ...BATCH_ORDER[0], value: cursor.startedAtMillis },
         { ...BATCH_ORDER[1], value: cursor.id },
       ])
     : {};
-  return { filter: { organization, ...after }, options: { sort: sortOf(BATCH_ORDER), limit: limit + 1 } };
+  return { filter: { ...batchScope(organization, suite), ...after }, options: { sort: sortOf(BATCH_ORDER), limit: limit + 1 } };
 }
 
 @QueryHandler(ListBatches)
 export class ListBatchesHandler implements IQueryHandler<ListBatches, BatchList> {
   constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
 
-  async execute({ organization, cursor, limit: requested }: ListBatches): Promise<BatchList> {
+  async execute({ organization, cursor, limit: requested, suite }: ListBatches): Promise<BatchList> {
     const limit = clampLimit(requested);
     const batches = this.readStore.collection<BatchDocument>(BATCHES);
-    const { filter, options } = batchPageQuery(organization, cursor, limit);
-    const [documents, total] = await Promise.all([batches.find(filter, options), batches.count({ organization })]);
+    const { filter, options } = batchPageQuery(organization, cursor, limit, suite);
+    const [documents, total] = await Promise.all([batches.find(filter, options), batches.count(batchScope(organization, suite))]);
     const page = pageOf(documents, limit, batchCursor, batchSummary);
     return { batches: page.items, next: page.next, total };
   }

@@ -5,5 +5,7 @@ export class ListBatches {
     readonly organization: string,
     readonly cursor: Cursor | null,
     readonly limit: number | undefined,
+    /** A suite id: that suite's batches only; null for all. */
+    readonly suite: string | null = null,
   ) {}
 }

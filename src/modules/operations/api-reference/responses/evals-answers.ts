@@ -48,7 +48,7 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
     errors: [400, 403, 404],
   },
   'evals.batches.list': {
-    summary: "The organization's batches, newest first",
+    summary: "The organization's batches (or one suite's), newest first",
     answer: object({ batches: list(batchSummary), next: orNull(ref('Cursor')), total: integer }),
     errors: [400, 403],
   },
