@@ -30,6 +30,9 @@ import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
+/** Lets the event loop run its I/O callbacks (not only promise reactions) before going on. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
 export class SagaReactions {
   /** The trials this process is claiming or running: never voided as lapsed by it. */
@@ -68,9 +71,13 @@ export class SagaReactions {
       // A local runner's trials are queued here for it to lease; it runs them, not this process.
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
-        if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
+        const planned = trial.status === 'planned';
+        if (planned) await this.queueTrial(batch, trial, causation);
         if (byRunner) continue;
-        if (trial.status === 'planned' || trial.status === 'queued') schedule(trial.trialId);
+        if (planned || trial.status === 'queued') schedule(trial.trialId);
+        // An append blocks the event loop (its fsync) and its await yields only to promises: the
+        // trials just scheduled make their directories and start their processes between appends.
+        if (planned) await nextTurn();
         if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }
       await this.finishRun(batch, run, causation);
