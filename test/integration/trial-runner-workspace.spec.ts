@@ -131,6 +131,19 @@ describe('TrialRunner: changed files and artifacts', () => {
     expect(existsSync(workspace)).toBe(false);
     expect(readdirSync(trialsRoot)).toEqual([]);
   });
+
+  it('hands the outcome over before removing the trial directory, and settles once it is gone', async () => {
+    const trialsRoot = dirs.make('assay-trials-');
+    const { runner } = testRunner(dirs, { trialsRoot });
+    const handedOver: Array<{ status: string; directories: string[] }> = [];
+    const outcome = await runner.run(trialSpec({ profile: { run: 'echo hi > made.txt' } }), undefined, (handed) =>
+      handedOver.push({ status: handed.status, directories: readdirSync(trialsRoot) }),
+    );
+    // The caller could record the outcome while the trial's directory (and so its user) was still held.
+    expect(handedOver).toEqual([{ status: 'passed', directories: [outcome.sandboxId] }]);
+    expect(outcome.filesChanged).toEqual(['made.txt']);
+    expect(readdirSync(trialsRoot)).toEqual([]);
+  });
 });
 
 describe('TrialRunner: cache', () => {

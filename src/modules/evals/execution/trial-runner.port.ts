@@ -126,8 +126,13 @@ export interface TrialOutcome {
 }
 
 export interface TrialRunner {
-  /** Runs one trial to its verdict. It never throws for a trial's own failure. */
-  run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome>;
+  /**
+   * Runs one trial to its verdict. It never throws for a trial's own failure. `onOutcome`, when
+   * given, receives the outcome as soon as the trial's processes have ended, before the teardown
+   * (the trial directory's removal, the trial user given back): the caller can record it and
+   * start the next trial meanwhile. The returned promise settles after the teardown.
+   */
+  run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome>;
 }
 
 /** The outcome of a trial voided before anything ran in a sandbox: nothing measured, nothing changed. */

@@ -103,7 +103,7 @@ export class SandboxTrialRunner implements TrialRunner {
     private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
   ) {}
 
-  async run(spec: TrialSpec, signal?: AbortSignal): Promise<TrialOutcome> {
+  async run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome> {
     const conversation = conversationUser(spec, this.settings.config);
     const keys = [...Object.values(spec.providerKeys), ...('apiKey' in conversation && conversation.apiKey !== null ? [conversation.apiKey] : [])];
     const redactor = new Redactor([...spec.secrets, ...keys, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
@@ -128,13 +128,16 @@ export class SandboxTrialRunner implements TrialRunner {
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
     const verdict = await this.execute(session, plan, conversation.user);
+    const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
+    const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
+    // Every process of the trial has ended: the caller records the outcome while the directory goes.
+    onOutcome?.(outcome);
     await removeTrialDirectory(directory).catch((error: unknown) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );
     // Given back only once the directory is gone: no file of this trial is left to the next owner.
     this.users.give(user);
-    const outcome = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
-    return { ...outcome, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
+    return outcome;
   }
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {

@@ -184,7 +184,7 @@ export class TrialSession {
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
       modelMs: this.modelMs,
-      // Everything that is neither the agent's turn nor the verdict: set-up, snapshots, teardown.
+      // Everything that is neither the agent's turn nor the verdict: set-up and snapshots (the teardown follows the outcome).
       sandboxMs: Math.max(0, totalMs - this.modelMs - this.verifyMs),
       sandboxId: this.sandbox.id,
       usage: this.usage,

@@ -30,6 +30,9 @@ import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
+/** Lets the event loop run its I/O callbacks (not only promise reactions) before going on. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
 export class SagaReactions {
   /** The trials this process is claiming or running: never voided as lapsed by it. */
@@ -52,31 +55,34 @@ export class SagaReactions {
   ) {}
 
   /**
-   * Moves a batch on as far as its stored events allow; answers the trials to queue. A running
-   * trial this process does not run is voided once its claim lapsed (its owner stopped), never
-   * before: it may be running on another live instance.
+   * Moves a batch on as far as its stored events allow, handing each trial to run to `schedule`
+   * the moment its TrialQueued is stored: the first trials start while the batch's later ones are
+   * still being queued. A running trial this process does not run is voided once its claim lapsed
+   * (its owner stopped), never before: it may be running on another live instance.
    */
-  async advanceBatch(batchId: string, causation: Causation): Promise<string[]> {
+  async advanceBatch(batchId: string, causation: Causation, schedule: (trialId: string) => void): Promise<void> {
     const batch = this.state.batches.get(batchId);
-    if (!batch) return [];
+    if (!batch) return;
     if (batch.finished) {
       await this.releaseSlot(batch, causation);
-      return [];
+      return;
     }
-    const toQueue: string[] = [];
     for (const run of this.state.runsOf(batch)) {
       // A local runner's trials are queued here for it to lease; it runs them, not this process.
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
-        if (trial.status === 'planned') await this.queueTrial(batch, trial, causation);
+        const planned = trial.status === 'planned';
+        if (planned) await this.queueTrial(batch, trial, causation);
         if (byRunner) continue;
-        if (trial.status === 'planned' || trial.status === 'queued') toQueue.push(trial.trialId);
+        if (planned || trial.status === 'queued') schedule(trial.trialId);
+        // An append blocks the event loop (its fsync) and its await yields only to promises: the
+        // trials just scheduled make their directories and start their processes between appends.
+        if (planned) await nextTurn();
         if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }
       await this.finishRun(batch, run, causation);
     }
     await this.endBatch(batch, causation);
-    return toQueue;
   }
 
   /** Whether a server trial lost its runner: not this process's, and its claim lapsed (a local runner's lease is the runner watch's). */
@@ -87,21 +93,28 @@ export class SagaReactions {
     return run !== undefined && batch !== undefined && !(batch.started.local === true && runByRunner(run.run));
   }
 
-  /** Claims the trial and runs it, unless another instance claimed it first. */
+  /**
+   * Claims the trial and runs it, unless another instance claimed it first. Settles when the
+   * trial's place can go to the next one: once its outcome is stored (or it did not run here),
+   * while its directory may still be being removed; `drain` waits for that too.
+   */
   runTrial(trialId: string): Promise<void> {
     const trial = this.state.trials.get(trialId);
     // Another instance's claim, or this process's own: nothing to run.
     if (!trial || this.inFlight.has(trialId) || (trial.status !== 'planned' && trial.status !== 'queued')) return Promise.resolve();
     this.inFlight.add(trialId);
-    const running = this.claimAndRun(trial)
+    let placeFreed!: () => void;
+    const place = new Promise<void>((resolve) => (placeFreed = resolve));
+    const running = this.claimAndRun(trial, placeFreed)
       // A failed append of the outcome leaves the claim to lapse: this instance's own sweep then voids the trial.
       .catch((error: unknown) => this.logger.error('a trial could not record its end', { trialId, error: (error as Error).message }))
       .finally(() => {
         this.inFlight.delete(trialId);
         this.running.delete(running);
+        placeFreed();
       });
     this.running.add(running);
-    return running;
+    return place;
   }
 
   /** Waits (at most `timeoutMs`) for the trials this process runs to record how they ended. */
@@ -112,7 +125,7 @@ export class SagaReactions {
     clearTimeout(timer);
   }
 
-  private async claimAndRun(trial: SagaTrial): Promise<void> {
+  private async claimAndRun(trial: SagaTrial, placeFreed: () => void): Promise<void> {
     const { trialId } = trial;
     const run = this.state.runs.get(trial.runId);
     const batch = this.state.batches.get(trial.batchId);
@@ -124,29 +137,42 @@ export class SagaReactions {
     const claim = await TrialClaim.take(this.eventStore, ref, this.terms, { clock: this.clock, metadata, logger: this.logger });
     if (!claim) return;
     try {
-      const { outcome, environment } = await this.execute(batch, run, trialId, AbortSignal.any([this.signal, claim.signal]));
-      // Taken over after this owner's lease lapsed: the trial is already void, its outcome is not recorded.
-      if (claim.signal.aborted) return;
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may have been aborted while the trial ran (the narrowing above predates the await)
-      if (this.signal.aborted) {
-        // This instance is stopping: it says so itself rather than leave the trial to lapse.
-        await claim.finish([abandonedTrial(ref, run.run, this.clock.now())]);
-        return;
-      }
-      const variant = run.run.variant;
-      const costInput = {
-        harness: variant.harness,
-        model: variant.model,
-        sandbox: variant.sandbox,
-        usage: outcome.usage,
-        hasSimulatedUser: hasSimulatedUser(batch, run),
-        userModel: outcome.userModel ?? null,
-      };
-      const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
-      if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, trialId);
+      // The place is freed once the outcome is stored, not when the runner has removed the trial's directory.
+      const conclude = (outcome: TrialOutcome, environment: ResolvedTrialEnvironment | null) =>
+        this.conclude(claim, ref, batch, run, outcome, environment).finally(placeFreed);
+      await this.execute(batch, run, trialId, AbortSignal.any([this.signal, claim.signal]), conclude);
     } finally {
       claim.release();
     }
+  }
+
+  /** Records how a trial this instance ran ended, through its claim. */
+  private async conclude(
+    claim: TrialClaim,
+    ref: TrialRef,
+    batch: SagaBatch,
+    run: SagaRun,
+    outcome: TrialOutcome,
+    environment: ResolvedTrialEnvironment | null,
+  ): Promise<void> {
+    // Taken over after this owner's lease lapsed: the trial is already void, its outcome is not recorded.
+    if (claim.signal.aborted) return;
+    if (this.signal.aborted) {
+      // This instance is stopping: it says so itself rather than leave the trial to lapse.
+      await claim.finish([abandonedTrial(ref, run.run, this.clock.now())]);
+      return;
+    }
+    const variant = run.run.variant;
+    const costInput = {
+      harness: variant.harness,
+      model: variant.model,
+      sandbox: variant.sandbox,
+      usage: outcome.usage,
+      hasSimulatedUser: hasSimulatedUser(batch, run),
+      userModel: outcome.userModel ?? null,
+    };
+    const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
+    if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, ref.trialId);
   }
 
   /**
@@ -166,24 +192,37 @@ export class SagaReactions {
     }
   }
 
-  /** Resolves the trial's credentials (a trial whose credentials are unavailable is void) and runs it. */
+  /**
+   * Resolves the trial's credentials (a trial whose credentials are unavailable is void), runs it,
+   * and concludes it with its outcome: as soon as the runner hands the outcome over, while the
+   * runner tears the trial down. Settles when both are done.
+   */
   private async execute(
     batch: SagaBatch,
     run: SagaRun,
     trialId: string,
     signal: AbortSignal,
-  ): Promise<{ outcome: TrialOutcome; environment: ResolvedTrialEnvironment | null }> {
+    conclude: (outcome: TrialOutcome, environment: ResolvedTrialEnvironment | null) => Promise<void>,
+  ): Promise<void> {
     let environment: ResolvedTrialEnvironment;
     try {
       const providerIntegrations = callsModelProviders(batch.started, run.run) ? MODEL_PROVIDER_INTEGRATIONS : [];
       environment = await this.environment.resolve(batch.started.organization, run.run.variant, batch.requester, { providerIntegrations });
     } catch (error) {
       const outcome = voidOutcome({ failure: oneLine((error as Error).message), voidFields: ['credentials'], serviceFault: false });
-      return { outcome, environment: null };
+      await conclude(outcome, null);
+      return;
     }
     const spec = trialSpec(batch.started, run.run, trialId, environment);
-    const outcome = await this.runner.run(spec, signal).catch((error: unknown) => serviceFaultOutcome(error as Error));
-    return { outcome, environment };
+    const handover: { concluded?: Promise<void> } = {};
+    const handedOver = (outcome: TrialOutcome) => {
+      handover.concluded = conclude(outcome, environment);
+      // Awaited below, once the runner has torn the trial down: not an unhandled rejection meanwhile.
+      handover.concluded.catch(() => undefined);
+    };
+    const outcome = await this.runner.run(spec, signal, handedOver).catch((error: unknown) => serviceFaultOutcome(error as Error));
+    // A runner that failed before handing its outcome over: the trial is concluded as a service fault.
+    await (handover.concluded ?? conclude(outcome, environment));
   }
 
   private async recordUse(organization: string, environment: ResolvedTrialEnvironment, outcome: TrialOutcome, trialId: string): Promise<void> {

@@ -159,8 +159,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async react(batchId: string, event: RecordedEvent | null): Promise<void> {
     try {
-      const queued = await this.reactions.advanceBatch(batchId, metadataOf(event));
-      for (const trialId of queued) this.scheduler.enqueue(batchId, trialId);
+      await this.reactions.advanceBatch(batchId, metadataOf(event), (trialId) => this.scheduler.enqueue(batchId, trialId));
     } catch (error) {
       this.logger.error('a saga reaction failed', { batchId, error: (error as Error).message, stack: (error as Error).stack });
     }

@@ -14,20 +14,34 @@ export interface TrialDirectory {
   tmp: string;
 }
 
-/** The directory belongs to the trial's user, when it has one: the only place it can write. */
+/**
+ * The directory belongs to the trial's user, when it has one: the only place it can write. Made
+ * in as few rounds of file system calls as it can (each round waits on the thread pool, which the
+ * other trials' snapshots and removals share): it is on the way from a freed place to the next
+ * trial's first process.
+ */
 export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
   const root = path.join(trialsRoot, sandboxId);
-  await mkdir(trialsRoot, { recursive: true, mode: 0o700 });
-  await mkdir(root, { mode: 0o700 });
+  await mkdir(root, { mode: 0o700 }).catch(async (error: unknown) => {
+    // The trials root is made once, by the first trial (or again, had it been removed).
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(trialsRoot, { recursive: true, mode: 0o700 });
+    await mkdir(root, { mode: 0o700 });
+  });
   const directory = { root, workspace: path.join(root, 'workspace'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp') };
-  await Promise.all([mkdir(directory.workspace), mkdir(directory.home), mkdir(directory.tmp)]);
-  if (user !== null) await writeAccount(directory, user);
-  await handOver(root, user);
+  const made = [directory.workspace, directory.home, directory.tmp];
+  await Promise.all([...made.map((child) => mkdir(child)), ...(user === null ? [] : [writeAccount(directory, user)])]);
+  // Nothing else is in it (it is the service's, mode 0700, until now): every entry is known.
+  if (user !== null) await Promise.all([root, ...made, ...accountFiles(directory)].map((entry) => lchown(entry, user.uid, user.gid)));
   return directory;
 }
 
 /** The name the trial's user has in its sandbox. */
 export const TRIAL_ACCOUNT = 'assay-trial';
+
+function accountFiles(directory: TrialDirectory): [string, string] {
+  return [path.join(directory.root, 'passwd'), path.join(directory.root, 'group')];
+}
 
 /**
  * The host's passwd and group files with the trial's user added, which the sandbox shows as its
@@ -40,10 +54,12 @@ async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise
       (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
       () => '',
     );
-  const passwd = `${await hostFile('/etc/passwd')}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`;
-  const group = `${await hostFile('/etc/group')}${TRIAL_ACCOUNT}:x:${user.gid}:\n`;
-  await writeFile(path.join(directory.root, 'passwd'), passwd, { mode: 0o644 });
-  await writeFile(path.join(directory.root, 'group'), group, { mode: 0o644 });
+  const [hostPasswd, hostGroup] = await Promise.all([hostFile('/etc/passwd'), hostFile('/etc/group')]);
+  const [passwdFile, groupFile] = accountFiles(directory);
+  await Promise.all([
+    writeFile(passwdFile, `${hostPasswd}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`, { mode: 0o644 }),
+    writeFile(groupFile, `${hostGroup}${TRIAL_ACCOUNT}:x:${user.gid}:\n`, { mode: 0o644 }),
+  ]);
 }
 
 /**
