@@ -97,8 +97,9 @@ describeWithChromium('the web viewer in a real browser', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('assay.apiKey'))).toBeNull();
     expect(await page.locator('main').textContent()).toContain('The key was forgotten');
 
-    await page.getByLabel('API key').fill(INIT_KEY);
-    await page.keyboard.press('Enter');
+    const again = page.getByLabel('API key');
+    await again.fill(INIT_KEY);
+    await again.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
   });
 

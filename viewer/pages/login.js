@@ -10,7 +10,9 @@ export function Login({ onKey, notice }) {
 
   const submit = async (event) => {
     event.preventDefault();
-    const given = key.trim();
+    // What the field holds now: a submit can come before the last keystroke's render.
+    const field = event.currentTarget.elements.namedItem('api-key');
+    const given = (field ? field.value : key).trim();
     if (given === '') return setError('Paste an API key first.');
     setBusy(true);
     setError(null);
