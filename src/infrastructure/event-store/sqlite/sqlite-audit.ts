@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { AuditedEvent, EventMetadata, OrganizationReadOptions } from '../event-store.port';
+import type { AuditedEvent, OrganizationReadOptions } from '../event-store.port';
+import { EventRow, toRecordedEvent } from './sqlite-rows';
 
 /**
  * The audit's part of the SQLite log: each row names its organization (copied from the
@@ -25,15 +26,7 @@ export function migrateForAudit(db: Database.Database): void {
   db.exec('CREATE INDEX IF NOT EXISTS events_by_organization ON events (organization, position)');
 }
 
-export interface AuditRow {
-  position: number;
-  id: string;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  created_at: string;
+export interface AuditRow extends EventRow {
   prev_hash: string | null;
   hash: string | null;
 }
@@ -75,15 +68,5 @@ export function organizationQuery(options: OrganizationReadOptions): { sql: stri
 }
 
 export function toAuditedEvent(row: AuditRow): AuditedEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    streamName: row.stream,
-    revision: row.revision,
-    position: row.position,
-    createdAt: row.created_at,
-    chain: row.hash === null ? null : { prevHash: row.prev_hash, hash: row.hash },
-  };
+  return { ...toRecordedEvent(row), chain: row.hash === null ? null : { prevHash: row.prev_hash, hash: row.hash } };
 }

@@ -5,7 +5,6 @@ import {
   AppendResult,
   AuditedEvent,
   EventStore,
-  EventMetadata,
   ExpectedRevision,
   IdempotencyViolation,
   NewEvent,
@@ -17,6 +16,7 @@ import {
   WrongExpectedVersion,
 } from '../event-store.port';
 import { AuditRow, migrateForAudit, organizationQuery, toAuditedEvent } from './sqlite-audit';
+import { EventRow, toRecordedEvent } from './sqlite-rows';
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes or instances. */
@@ -45,17 +45,6 @@ const SCHEMA = `
   );
   CREATE INDEX IF NOT EXISTS events_by_id ON events (id);
 `;
-
-interface EventRow {
-  position: number;
-  id: string;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  created_at: string;
-}
 
 type StreamTip = Pick<EventRow, 'revision' | 'position'>;
 
@@ -94,19 +83,6 @@ function prepareStatements(db: Database.Database) {
 }
 
 type Statements = ReturnType<typeof prepareStatements>;
-
-function toRecordedEvent(row: EventRow): RecordedEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    streamName: row.stream,
-    revision: row.revision,
-    position: row.position,
-    createdAt: row.created_at,
-  };
-}
 
 function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
   switch (expected) {

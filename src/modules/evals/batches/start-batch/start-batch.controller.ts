@@ -4,11 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/operation.decorator';
 import type { Caller } from '#shared/caller';
 import { Clock, CLOCK } from '#shared/clock';
-import { readIdempotency, readTrigger } from '../../shared/request-context';
 import type { StartedBatch } from '../batch-starter';
 import { StartBatchCommand } from './start-batch.command';
 import { StartBatchDto } from '../start-batch.dto';
-import { toPlan } from '../to-plan';
+import { startRequestOf } from '../start-request';
 
 @Controller()
 export class StartBatchController {
@@ -25,12 +24,7 @@ export class StartBatchController {
     @CurrentCaller() caller: Caller,
     @CorrelationId() correlationId: string,
   ): Promise<StartedBatch> {
-    const start = {
-      plan: toPlan(body),
-      checksIn: body.checksIn ?? false,
-      trigger: readTrigger(request),
-      idempotency: readIdempotency(request, 'evals.batches.start', body),
-    };
+    const start = startRequestOf(body, request, 'evals.batches.start');
     return this.commandBus.execute(new StartBatchCommand(start, { caller, correlationId, now: this.clock.now() }));
   }
 }

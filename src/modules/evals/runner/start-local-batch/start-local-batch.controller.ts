@@ -6,8 +6,7 @@ import type { Caller } from '#shared/caller';
 import { Clock, CLOCK } from '#shared/clock';
 import type { StartedBatch } from '../../batches/batch-starter';
 import { StartBatchDto } from '../../batches/start-batch.dto';
-import { toPlan } from '../../batches/to-plan';
-import { readIdempotency, readTrigger } from '../../shared/request-context';
+import { startRequestOf } from '../../batches/start-request';
 import { StartLocalBatchCommand } from './start-local-batch.command';
 
 @Controller()
@@ -25,12 +24,7 @@ export class StartLocalBatchController {
     @CurrentCaller() caller: Caller,
     @CorrelationId() correlationId: string,
   ): Promise<StartedBatch> {
-    const start = {
-      plan: toPlan(body),
-      checksIn: body.checksIn ?? false,
-      trigger: readTrigger(request),
-      idempotency: readIdempotency(request, 'runner.batches.start', body),
-    };
+    const start = startRequestOf(body, request, 'runner.batches.start');
     return this.commandBus.execute(new StartLocalBatchCommand(start, { caller, correlationId, now: this.clock.now() }));
   }
 }
