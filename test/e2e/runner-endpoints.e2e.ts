@@ -89,6 +89,16 @@ describe('runner endpoints', () => {
     expect(none.body.message).toContain('sandbox "local"');
   });
 
+  it('bounds how many trials one lease asks for: 1 to 50, both sides', async () => {
+    const started = await startLocal();
+    for (const max of [0, 51, 1.5]) {
+      const refused = await api.call('runner.trials.lease', { id: started.id, max });
+      expect([max, refused.status, refused.body._tag]).toEqual([max, 400, 'HttpApiDecodeError']);
+    }
+    for (const max of [50, 1]) expect([max, (await api.call('runner.trials.lease', { id: started.id, max })).status]).toEqual([max, 200]);
+    await finish(started.id);
+  });
+
   it("refuses a report for a lease that is not the trial's, and a trial the batch does not have", async () => {
     const started = await startLocal(localBody({ trials: 2 }));
     const [first, second] = await lease(started.id, 2);
