@@ -19,7 +19,8 @@ const USAGE = `Usage: assay <command>
   keys rotate-master [--force]            re-wrap every data key under a new master key
                                           (ASSAY_NEW_MASTER_KEY, or a new key file); values stay as they are;
                                           refused while a server uses the data directory, unless --force
-  projections rebuild                     drop the read models and replay the event log
+  projections rebuild                     rebuild the read models from the event log while servers run
+                                          (MongoDB: new collections swapped in; embedded: the snapshot)
   audit export --since TIME [--until TIME] [--category C]... [--url URL] [--key KEY] > FILE
                                           the organization's events as NDJSON, with a chain-hash trailer
   audit verify FILE                       check an export offline: 0 intact, 1 at its first bad line

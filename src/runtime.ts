@@ -12,6 +12,7 @@ import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-even
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import { createHash } from 'node:crypto';
 import type { Projection } from '#infrastructure/processing/projection';
+import { ProjectionElection } from '#infrastructure/processing/projection-election';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import { ReadModelSnapshots } from '#infrastructure/processing/read-model-snapshots';
 import { SNAPSHOT_FILE } from '#infrastructure/read-store/memory/read-model-snapshot';
@@ -32,6 +33,8 @@ export interface Runtime {
   writes: WriteTracker;
   /** The embedded read store's snapshots (null on MongoDB, whose documents persist). */
   snapshots: ReadModelSnapshots | null;
+  /** On a shared MongoDB read store: which instance projects (null on the embedded store, where each does). */
+  election: ProjectionElection | null;
 }
 
 export const EVENT_LOG_FILE = 'events.sqlite';
@@ -90,10 +93,21 @@ export async function openRuntime(config: AssayConfig, logger: JsonLogger): Prom
     readStore: config.mongodbUrl ? 'mongodb' : 'memory',
     blobStore: blobStoreKind(config) === 'mongodb' ? 'mongodb' : `file:${path.join(config.dataDir, BLOBS_DIRECTORY)}`,
   });
-  const projections = new ProjectionRunner(eventStore, readStore, allProjections, logger);
+  const { projections, election } = projectionsFor(config, eventStore, readStore, logger);
   const snapshots =
     readStore instanceof MemoryReadStore && !config.eventStoreUrl ? new ReadModelSnapshots(snapshotSettings(config), readStore, projections, logger) : null;
-  return { config, logger, eventStore, readStore, projections, writes, snapshots };
+  return { config, logger, eventStore, readStore, projections, writes, snapshots, election };
+}
+
+/**
+ * A shared MongoDB read store is projected by one elected instance; the embedded store by every
+ * instance into its own memory, exactly as a lone server does.
+ */
+function projectionsFor(config: AssayConfig, eventStore: EventStore, readStore: ReadStore, logger: JsonLogger) {
+  if (!config.mongodbUrl) return { projections: new ProjectionRunner(eventStore, readStore, allProjections, logger), election: null };
+  const settings = { instanceId: config.execution.claims.instanceId, leaseMs: config.projectionLeaseMs };
+  const { runner, election } = ProjectionElection.create(eventStore, readStore, allProjections, settings, logger);
+  return { projections: runner, election };
 }
 
 /** Where the embedded store's snapshot lives, how often it is written, and what builds it. */
@@ -121,15 +135,20 @@ function releaseVersion(): string {
   }
 }
 
-/** Loads the newest read-model snapshot (embedded store), then replays the log's tail. */
+/** Loads the newest read-model snapshot (embedded store), then replays the log's tail; on MongoDB, joins the election. */
 export async function startProjections(runtime: Runtime): Promise<void> {
+  if (runtime.election) {
+    await runtime.election.start();
+    return;
+  }
   await runtime.snapshots?.load(runtime.eventStore);
   await runtime.projections.start();
   runtime.snapshots?.afterCatchUp();
 }
 
 export async function closeRuntime(runtime: Runtime): Promise<void> {
-  await runtime.projections.stop();
+  if (runtime.election) await runtime.election.stop();
+  else await runtime.projections.stop();
   await runtime.snapshots?.stop();
   await runtime.eventStore.close();
   await runtime.readStore.close();

@@ -12,6 +12,8 @@ import { rotateMasterKey } from '#infrastructure/secrets/master-key-rotation';
 import { closeOnSignals, startServer } from '../main';
 import { issueApiKey } from '#modules/auth/api-keys/api-key-issuer';
 import { ensureOrganization, organizationExists } from '#modules/auth/organizations/organization';
+import { rebuildAndSwap } from '#infrastructure/processing/projection-rebuild';
+import { allProjections } from '../projections';
 import { closeRuntime, openEventStore, openRuntime, snapshotSettings } from '../runtime';
 import { isPermission, Permission } from '#shared/permissions';
 import { Refusal, UsageError } from './errors';
@@ -110,6 +112,16 @@ export async function rebuildProjections(): Promise<void> {
   const config = loadConfig();
   const logger = new JsonLogger(config.logLevel);
   const runtime = await openRuntime(config, logger);
+  if (runtime.election) {
+    // A shared MongoDB: new collections swapped in under the projection lease, while servers serve.
+    try {
+      const report = await rebuildAndSwap(runtime.eventStore, runtime.readStore, allProjections, { leaseMs: config.projectionLeaseMs }, logger);
+      for (const { collection, documents } of report.collections) logger.info('rebuilt collection', { collection, documents });
+    } finally {
+      await closeRuntime(runtime);
+    }
+    return;
+  }
   try {
     await runtime.readStore.dropAll();
     logger.info('read models dropped; replaying the event log', { head: await runtime.eventStore.headPosition() });

@@ -1,4 +1,5 @@
 import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+import { collectionSwapContract } from '#infrastructure/read-store/collection-swap.contract';
 import { guardedWritesContract, readStoreContract } from '#infrastructure/read-store/read-store.contract';
 
 const url = process.env.MONGODB_URL;
@@ -19,6 +20,7 @@ if (url) {
   };
   readStoreContract('mongodb', open(''));
   guardedWritesContract('mongodb', open('_g'));
+  collectionSwapContract('mongodb', open('_s'));
 } else {
   describe('ReadStore contract: mongodb', () => {
     process.stderr.write(

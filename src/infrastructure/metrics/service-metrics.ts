@@ -56,6 +56,14 @@ export class ServiceMetrics {
         this.set(projections.position);
       },
     });
+    new Gauge({
+      name: 'assay_projection_owner',
+      help: 'Whether this instance applies events to the read models (1), or follows the owner of a shared MongoDB read store (0).',
+      registers: [this.registry],
+      collect() {
+        this.set(projections.role === 'owner' ? 1 : 0);
+      },
+    });
     projections.observe((event, live) => {
       if (live) this.appended.inc({ type: event.type });
     });

@@ -21,6 +21,9 @@ type Checkpoint = {
   position: number;
 };
 
+/** Whether this runner applies events ('owner') or another instance does into a shared read store ('follower'). */
+export type ProjectionRole = 'owner' | 'follower';
+
 /**
  * The checkpointed `$all` consumer that feeds every projection. The checkpoint lives in the
  * read store beside the documents it describes, so both are dropped and rebuilt together.
@@ -41,6 +44,10 @@ export class ProjectionRunner {
   private checkpointTimer: NodeJS.Timeout | null = null;
   private sinceCheckpoint = 0;
   private inEvent = false;
+  /** Set while another instance projects (projection-election.ts): positions then come from follow(). */
+  private following = false;
+  /** Counts starts and pauses, so that a start overtaken by a pause does not subscribe. */
+  private starts = 0;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -108,10 +115,14 @@ export class ProjectionRunner {
 
   /** Starts consuming from the checkpoint and resolves once the log's current head is reached. */
   async start(): Promise<void> {
+    const attempt = ++this.starts;
+    this.following = false;
+    this.failure = null;
     await this.ensureIndexes();
     this.processed = await this.readCheckpoints();
     this.checkpointed = this.processed;
     const head = await this.eventStore.headPosition();
+    if (attempt !== this.starts) return;
     const started = Date.now();
     this.subscription = this.eventStore.subscribeToAll(this.processed >= 0 ? { after: this.processed } : {});
     this.loop = this.consume(this.subscription);
@@ -227,6 +238,55 @@ export class ProjectionRunner {
     }
     for (const observer of this.observers) observer(event, this.caughtUp);
     this.waiters.reached(event.position);
+  }
+
+  get role(): ProjectionRole {
+    return this.following ? 'follower' : 'owner';
+  }
+
+  /**
+   * Stops applying events without failing the requests that wait: this instance lost or handed
+   * over the projection lease, and its position moves by follow() from now on. With
+   * `checkpoint` (a handover) the position reached is written first; without, the next owner
+   * replays from the stored checkpoints, which documents guarded by position make harmless.
+   */
+  async pause(checkpoint: boolean): Promise<void> {
+    this.following = true;
+    this.starts += 1;
+    const subscription = this.subscription;
+    this.subscription = null;
+    await subscription?.close();
+    await this.loop;
+    this.loop = null;
+    if (checkpoint) await this.writeCheckpoint();
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    this.checkpointed = Math.max(this.checkpointed, this.processed);
+    this.failure = null;
+  }
+
+  /**
+   * Another instance projects into the shared read store; its checkpoints (by checkpoint id) say
+   * how far the documents are. The position moves to the lowest of them and wakes the requests
+   * waiting for it; a projection whose checkpoint moved counts as changed (generation). Writes
+   * nothing.
+   */
+  follow(checkpoints: ReadonlyMap<string, number>): void {
+    this.following = true;
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const [name, entry] of this.byName) {
+      const position = checkpoints.get(this.checkpointOf(name));
+      if (position === undefined) continue;
+      if (position > entry.from) {
+        entry.from = position;
+        entry.applied += 1;
+      }
+      lowest = Math.min(lowest, position);
+    }
+    if (lowest === Number.POSITIVE_INFINITY || lowest <= this.processed) return;
+    this.processed = lowest;
+    this.checkpointed = lowest;
+    this.waiters.reached(lowest);
   }
 }
 

@@ -65,6 +65,14 @@ export interface ReadStore {
   dropAll(): Promise<void>;
   /** The names of the collections that hold documents. */
   collectionNames(): Promise<string[]>;
+  /**
+   * Moves collection `from`, with its documents and indexes, onto `to` in one step, replacing
+   * whatever `to` held (MongoDB's renameCollection with dropTarget): a reader of `to` sees the
+   * old collection or the new one, never neither. Throws when `from` does not exist.
+   */
+  renameCollection(from: string, to: string): Promise<void>;
+  /** Drops one collection with its indexes; nothing happens when it does not exist. */
+  dropCollection(name: string): Promise<void>;
   /** True when the store answers (a ping for MongoDB). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

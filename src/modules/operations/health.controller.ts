@@ -22,7 +22,7 @@ export class HealthController {
 
   /**
    * Ready when both stores answer, the event log's subscription is up (a dropped one is being
-   * resumed), and the read models have caught up with the log.
+   * resumed), and the read models have caught up with the log, whoever projects them (`role`).
    */
   @Get('ready')
   @Public()
@@ -44,7 +44,8 @@ export class HealthController {
         this.notReady(reply, `read models at ${projections.position}, log at ${head}`);
         return;
       }
-      void reply.status(200).send({ status: 'ready', position: projections.position, head });
+      // A follower of a shared read store is ready as its owner's checkpoints reach the head.
+      void reply.status(200).send({ status: 'ready', position: projections.position, head, role: projections.role });
     } catch (error) {
       this.notReady(reply, (error as Error).message);
     }

@@ -100,14 +100,30 @@ export class MemoryReadStore implements ReadStore {
 
   async dropAll(): Promise<void> {
     // States are emptied rather than forgotten so that handles already given out stay live.
-    for (const state of this.states.values()) {
-      state.documents.clear();
-      state.uniqueIndexes.clear();
-      state.fieldIndexes.clear();
-      state.sortedIndexes.clear();
-      state.sequence.clear();
-      state.exists = false;
-    }
+    for (const state of this.states.values()) empty(state);
+  }
+
+  /** Synchronous, so that no read comes between the target's old documents and its new ones. */
+  async renameCollection(from: string, to: string): Promise<void> {
+    const source = this.states.get(from);
+    if (!source?.exists) throw new Error(`Cannot rename "${from}" to "${to}": "${from}" does not exist.`);
+    if (from === to) return;
+    // The target's state object is kept, and filled with the source's contents, for the handles given out.
+    const target = this.state(to);
+    empty(target);
+    moveEntries(source.documents, target.documents);
+    moveEntries(source.uniqueIndexes, target.uniqueIndexes);
+    moveEntries(source.fieldIndexes, target.fieldIndexes);
+    moveEntries(source.sortedIndexes, target.sortedIndexes);
+    moveEntries(source.sequence, target.sequence);
+    target.nextSequence = source.nextSequence;
+    target.exists = true;
+    empty(source);
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    const state = this.states.get(name);
+    if (state) empty(state);
   }
 
   async collectionNames(): Promise<string[]> {
@@ -141,4 +157,18 @@ export class MemoryReadStore implements ReadStore {
     }
     return state;
   }
+}
+
+function empty(state: CollectionState): void {
+  state.documents.clear();
+  state.uniqueIndexes.clear();
+  state.fieldIndexes.clear();
+  state.sortedIndexes.clear();
+  state.sequence.clear();
+  state.exists = false;
+}
+
+function moveEntries<K, V>(from: Map<K, V>, to: Map<K, V>): void {
+  for (const [key, value] of from) to.set(key, value);
+  from.clear();
 }

@@ -21,6 +21,7 @@ import { filterWithNulls, indexKeys, totalOrder, withoutUndefined } from './mong
 const DEFAULT_DATABASE = 'assay';
 const DUPLICATE_KEY_CODE = 11000;
 const PING_TIMEOUT_MS = 5000;
+const NAMESPACE_NOT_FOUND = 26;
 
 /** The database named in the connection string's path, e.g. `assay_test` in `mongodb://h:27017/assay_test?x=y`. */
 export function databaseFromUrl(url: string): string | undefined {
@@ -202,6 +203,25 @@ export class MongoReadStore implements ReadStore {
 
   async collectionNames(): Promise<string[]> {
     return (await this.userCollections()).sort();
+  }
+
+  /**
+   * One renameCollection command with dropTarget: the server swaps the namespaces under one
+   * lock, so readers of `to` meet the old collection or the new one. Not retried: a rename that
+   * went through before its connection failed would fail again for want of `from`.
+   */
+  async renameCollection(from: string, to: string): Promise<void> {
+    if (from === to) return;
+    await this.db.renameCollection(from, to, { dropTarget: true });
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    try {
+      await retrying(DEFAULT_RETRY_POLICY, () => this.db.dropCollection(name));
+    } catch (error) {
+      // Servers before 7.0 refuse to drop what is not there.
+      if ((error as { code?: unknown }).code !== NAMESPACE_NOT_FOUND) throw error;
+    }
   }
 
   async ping(): Promise<boolean> {
