@@ -124,7 +124,7 @@ export class ProjectionElection {
       else {
         const sentAt = this.monotonic();
         const grant = await this.lease.acquire();
-        if (grant && !this.stopped) this.becomeOwner(grant, sentAt);
+        if (grant) this.becomeOwner(grant, sentAt);
       }
     } catch (error) {
       // A store that does not answer: the owner's fence ends its hold in time; a follower tries again.
@@ -143,6 +143,11 @@ export class ProjectionElection {
 
   private becomeOwner(grant: LeaseGrant, sentAt: number): void {
     const term = grant.term;
+    if (this.stopped) {
+      // Taken while stopping: let it go again rather than keep the others waiting a lease.
+      void this.lease.release(term).catch(() => undefined);
+      return;
+    }
     this.term = term;
     this.fence.hold(term, sentAt + this.settings.leaseMs * HOLD_SHARE);
     this.stopFollowing();

@@ -11,6 +11,13 @@ import { CHECKPOINTS } from './projection-runner';
 
 const LEASE_MS = 10_000;
 
+/** The term of a lease that must have been granted. */
+async function granted(lease: ProjectionLease): Promise<number> {
+  const grant = await lease.acquire();
+  if (grant === null) throw new Error(`expected ${lease.holder} to get the lease`);
+  return grant.term;
+}
+
 export function projectionLeaseContract(adapterName: string, open: () => Promise<OpenedReadStore>): void {
   describe(`Projection lease contract: ${adapterName}`, () => {
     const prefix = `lease_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
@@ -51,21 +58,21 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
 
     it('renews the owner, moving the expiry on; a renewal of another term is lost', async () => {
       const owner = lease('a');
-      const grant = await owner.acquire();
+      const term = await granted(owner);
       now += 4_000;
-      expect(await owner.renew(grant!.term)).toEqual({ outcome: 'renewed', expiresAt: now + LEASE_MS });
+      expect(await owner.renew(term)).toEqual({ outcome: 'renewed', expiresAt: now + LEASE_MS });
       expect(await stored()).toMatchObject({ owner: 'a', term: 1, expiresAt: now + LEASE_MS });
-      expect(await owner.renew(grant!.term + 1)).toEqual({ outcome: 'lost', owner: 'a' });
+      expect(await owner.renew(term + 1)).toEqual({ outcome: 'lost', owner: 'a' });
       // A renewal keeps the term: only a change of hands raises it.
       expect(await stored()).toMatchObject({ term: 1 });
     });
 
     it('lets another instance take over once the lease expired, in a higher term; the old owner renews no more', async () => {
       const old = lease('a');
-      const first = await old.acquire();
+      const first = await granted(old);
       now += LEASE_MS + 1;
       expect(await lease('b').acquire()).toEqual({ term: 2, expiresAt: now + LEASE_MS });
-      expect(await old.renew(first!.term)).toEqual({ outcome: 'lost', owner: 'b' });
+      expect(await old.renew(first)).toEqual({ outcome: 'lost', owner: 'b' });
       expect(await old.acquire()).toBeNull();
       expect(await stored()).toMatchObject({ owner: 'b', term: 2 });
     });
@@ -78,14 +85,14 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
     it('hands over on request: the owner is told at its renewal, the requester then holds it', async () => {
       const owner = lease('a');
       const rebuild = lease('rebuild-1');
-      const grant = await owner.acquire();
+      const term = await granted(owner);
       expect(await rebuild.acquire()).toBeNull();
       await rebuild.requestHandover();
-      expect(await owner.renew(grant!.term)).toEqual({ outcome: 'handover', to: 'rebuild-1' });
-      // Whoever holds it on the rebuild's behalf keeps renewing when told to ignore the request.
-      expect(await owner.renew(grant!.term, false)).toMatchObject({ outcome: 'renewed' });
-      expect(await owner.handOver(grant!.term, 'rebuild-1')).toBe(true);
-      expect(await owner.renew(grant!.term)).toEqual({ outcome: 'lost', owner: 'rebuild-1' });
+      expect(await owner.renew(term)).toEqual({ outcome: 'handover', to: 'rebuild-1' });
+      // Told to ignore requests (the rebuild holding it for its swap), the holder keeps renewing.
+      expect(await owner.renew(term, false)).toMatchObject({ outcome: 'renewed' });
+      expect(await owner.handOver(term, 'rebuild-1')).toBe(true);
+      expect(await owner.renew(term)).toEqual({ outcome: 'lost', owner: 'rebuild-1' });
       const taken = await rebuild.acquire();
       expect(taken?.term).toBe(3);
       expect(await stored()).toEqual({ _id: runner, owner: 'rebuild-1', term: 3, expiresAt: now + LEASE_MS });
@@ -94,16 +101,15 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
 
     it('withdraws a request for the lease: the owner then renews as before', async () => {
       const owner = lease('a');
-      const grant = await owner.acquire();
+      const term = await granted(owner);
       await lease('rebuild-1').requestHandover();
       await lease('rebuild-1').withdrawHandover();
-      expect(await owner.renew(grant!.term)).toMatchObject({ outcome: 'renewed' });
+      expect(await owner.renew(term)).toMatchObject({ outcome: 'renewed' });
     });
 
     it('lets another instance take a released lease at once', async () => {
       const owner = lease('a');
-      const grant = await owner.acquire();
-      await owner.release(grant!.term);
+      await owner.release(await granted(owner));
       expect(await lease('b').acquire()).toMatchObject({ term: 2 });
     });
 
@@ -116,13 +122,13 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       const lost: string[] = [];
       fenceA.onLost((reason) => lost.push(reason));
       const a = new FencedReadStore(opened.store, fenceA);
-      fenceA.hold((await lease('a').acquire())!.term, 1);
+      fenceA.hold(await granted(lease('a')), 1);
       await advance(a, 5);
       expect(await checkpoints.findOne({ _id: checkpoint })).toEqual({ _id: checkpoint, position: 5, term: 1 });
 
       // A is paused past its lease; B takes over and stamps its term on the checkpoints first.
       now += LEASE_MS + 1;
-      const termB = (await lease('b').acquire())!.term;
+      const termB = await granted(lease('b'));
       await checkpoints.updateMany({ $and: [{ _id: { $in: [checkpoint] } }, writableByTerm(termB - 1)] }, { $set: { term: termB } });
 
       await expect(advance(a, 9)).rejects.toBeInstanceOf(ProjectionLeaseLost);

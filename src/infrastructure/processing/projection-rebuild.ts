@@ -70,7 +70,8 @@ export async function rebuildAndSwap(
     await stopReplaying();
     await rebuilt.collection(CHECKPOINTS).updateMany({}, { $set: { term } });
     const renewal = await lease.renew(term, false);
-    if (renewal.outcome !== 'renewed') throw new Error(`The projection lease was lost before the swap (${renewal.outcome}); the live read models are unchanged.`);
+    if (renewal.outcome !== 'renewed')
+      throw new Error(`The projection lease was lost before the swap (${renewal.outcome}); the live read models are unchanged.`);
     const collections = await swap(store, rebuilt, projections);
     logger.info('rebuilt read models swapped in', { position: runner.position, collections: collections.length });
     return { id, position: runner.position, collections };
@@ -78,7 +79,9 @@ export async function rebuildAndSwap(
     if (keeper) clearInterval(keeper);
     await stopReplaying();
     const letGo = grant ? lease.release(grant.term) : lease.withdrawHandover();
-    await letGo.catch((error: unknown) => logger.warn('projection lease not let go; it expires by itself', { error: error instanceof Error ? error.message : String(error) }));
+    await letGo.catch((error: unknown) =>
+      logger.warn('projection lease not let go; it expires by itself', { error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 }
 
