@@ -64,13 +64,13 @@ export function logFile(dir: string): string {
   return path.join(dir, 'events.sqlite');
 }
 
-export function instance(id: string, dir: string, store: ReadStore, leaseMs: number): Instance {
+export function instance(id: string, dir: string, store: ReadStore, leaseMs: number, clock?: () => number): Instance {
   const eventStore = new SqliteEventStore(logFile(dir));
   const applied: number[] = [];
   const lines: string[] = [];
   const cut = { now: false };
   const logger = new JsonLogger('debug', (line) => lines.push(line));
-  const settings = { instanceId: id, leaseMs, followEveryMs: 20 };
+  const settings = { instanceId: id, leaseMs, followEveryMs: 20, clock };
   const { runner, election } = ProjectionElection.create(eventStore, partitionable(store, cut), thingProjections(applied), settings, logger);
   return {
     id,

@@ -73,6 +73,13 @@ describe('the MongoDB collection adapter', () => {
     expect(policy.waits[1]).toBeLessThanOrEqual(200);
   });
 
+  it('asks again a read whose cursor a collection swap killed (projections rebuild renaming onto the live collection)', async () => {
+    const killed = new MongoServerError({ message: 'collection dropped', code: 175, codeName: 'QueryPlanKilled' });
+    const { calls, collection } = stubCollection([killed, { _id: 'r1' }]);
+    expect(await new MongoCollection('runs', collection, recordingPolicy()).findOne({ _id: 'r1' })).toEqual({ _id: 'r1' });
+    expect(calls.map((call) => call.method)).toEqual(['findOne', 'findOne']);
+  });
+
   it('gives up after its attempts with the last error, and never retries an error that is not transient', async () => {
     const failing = stubCollection(Array.from({ length: 6 }, () => steppedDown()));
     const policy = recordingPolicy();

@@ -91,7 +91,11 @@ export class ProjectionElection {
     }
     await this.follow();
     this.startFollowing();
-    this.logger.info('projection role: follower', { role: 'follower', instanceId: this.settings.instanceId, owner: (await this.lease.current())?.owner });
+    const owner = await this.lease.current().then(
+      (lease) => lease?.owner ?? null,
+      () => null,
+    );
+    this.logger.info('projection role: follower', { role: 'follower', instanceId: this.settings.instanceId, owner });
   }
 
   /** Stops renewing and projecting; an owner writes its checkpoint and releases the lease so that another instance takes over at once. */
@@ -102,6 +106,8 @@ export class ProjectionElection {
     await this.ticking;
     await this.pausing;
     const term = this.term;
+    // Paused first, so that a start still on its way to subscribing does not subscribe after all.
+    if (term !== null) await this.settle(this.runner.pause(true), 'projection checkpoint at shutdown failed');
     await this.runner.stop();
     if (term === null) return;
     this.term = null;
@@ -173,13 +179,15 @@ export class ProjectionElection {
   private async handOver(term: number, to: string): Promise<void> {
     this.logger.info('projection lease: handing over', { role: 'follower', to, term });
     this.term = null;
-    this.pausing = (async () => {
-      // The checkpoint is written while the lease is still held: the new owner resumes from it.
-      await this.runner.pause(true).catch((error: unknown) => this.logger.warn('projection checkpoint at handover failed', { error: message(error) }));
-      this.fence.release();
-      if (!(await this.lease.handOver(term, to))) this.logger.warn('projection lease: handover found the lease changed', { to, term });
-      this.startFollowing();
-    })();
+    this.pausing = this.settle(
+      (async () => {
+        // The checkpoint is written while the lease is still held: the new owner resumes from it.
+        await this.settle(this.runner.pause(true), 'projection checkpoint at handover failed');
+        this.fence.release();
+        if (!(await this.lease.handOver(term, to))) this.logger.warn('projection lease: handover found the lease changed', { to, term });
+      })().finally(() => this.startFollowing()),
+      'projection lease: handover failed; the lease expires by itself',
+    );
     await this.pausing;
   }
 
@@ -189,8 +197,17 @@ export class ProjectionElection {
     this.term = null;
     this.fence.lose(reason);
     this.logger.warn('projection role: follower (the lease was lost)', { role: 'follower', instanceId: this.settings.instanceId, term, reason });
-    this.pausing = this.runner.pause(false).then(() => this.startFollowing());
+    this.pausing = this.settle(this.runner.pause(false), 'projection runner did not pause cleanly').then(() => this.startFollowing());
     await this.pausing;
+  }
+
+  /** Waits for `work`, logging rather than throwing its failure: a transition must never leave a rejected promise behind. */
+  private async settle(work: Promise<void>, failure: string): Promise<void> {
+    try {
+      await work;
+    } catch (error) {
+      this.logger.warn(failure, { error: message(error) });
+    }
   }
 
   private startFollowing(): void {

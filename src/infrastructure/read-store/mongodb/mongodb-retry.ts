@@ -2,11 +2,16 @@ import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongod
 
 /**
  * Server error codes that mean "not done, try again shortly": a primary stepping down or
- * shutting down, an election in progress, a host unreachable for a moment.
+ * shutting down, an election in progress, a host unreachable for a moment, or a query whose
+ * cursor a collection swap invalidated (`assay projections rebuild` renames the rebuilt
+ * collections onto the live ones; asked again, the query reads the new collection).
  */
 const TRANSIENT_CODES = new Set([
   6, // HostUnreachable
   7, // HostNotFound
+  43, // CursorNotFound
+  175, // QueryPlanKilled
+  237, // CursorKilled
   89, // NetworkTimeout
   91, // ShutdownInProgress
   134, // ReadConcernMajorityNotAvailableYet
