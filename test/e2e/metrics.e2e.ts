@@ -42,6 +42,8 @@ describe('GET /metrics', () => {
       expect(answer.text).toContain('# TYPE assay_http_requests_total counter');
       expect(answer.text).toContain('# TYPE assay_trials gauge');
       expect(answer.text).toContain('assay_projection_lag_seconds');
+      // The embedded store: this instance projects its own read models.
+      expect(sample(answer.text, 'assay_projection_owner')).toBe(1);
     });
 
     it('moves its counters when a batch runs: requests by operation and status, trials by outcome, events', async () => {

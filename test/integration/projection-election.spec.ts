@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import { PROJECTION_LEASES, PROJECTION_RUNNER } from '#infrastructure/processing/projection-lease';
 import { rebuildAndSwap } from '#infrastructure/processing/projection-rebuild';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
@@ -69,6 +70,9 @@ function electionSuite(adapter: string, openShared: () => Promise<SharedStore>):
       const { answer, reply } = replyRecorder();
       await new HealthController(b.eventStore, shared.reader, b.runner).ready(reply);
       expect(answer).toEqual({ status: 200, body: { status: 'ready', position: positions[11], head: positions[11], role: 'follower' } });
+      const owners = async (each: Instance) =>
+        (await new ServiceMetrics(each.eventStore, each.runner).scrape()).text.match(/^assay_projection_owner (\d)$/m)?.[1];
+      expect([await owners(a), await owners(b)]).toEqual(['1', '0']);
     });
 
     it('hands the log to the follower when the owner cannot renew: the old owner stops at once, no event is applied twice or lost', async () => {
