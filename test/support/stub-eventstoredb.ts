@@ -53,6 +53,8 @@ export class StubEventStoreDb {
   /** The deadline of each append that gave one, by stream. */
   readonly deadlines: Array<{ stream: string; deadline: number }> = [];
   before: AppendHook | undefined;
+  /** The client's `throwOnAppendFailure` connection option: false answers a refusal as `{success: false}`. */
+  throwOnAppendFailure = true;
   after: AppendHook | undefined;
   private nextPosition = 100n;
   private readonly appended = new Set<() => void>();
@@ -90,6 +92,7 @@ export class StubEventStoreDb {
       (typeof expected === 'bigint' && current === expected);
     if (!holds) {
       this.refused.push(stream);
+      if (!this.throwOnAppendFailure) return { success: false, nextExpectedRevision: current === 'no_stream' ? -1n : current, position: undefined };
       throw new WrongExpectedVersionError(undefined, { streamName: stream, expected, current });
     }
     const stored = records ?? [];

@@ -113,6 +113,23 @@ describe('the audit chain on EventStoreDB', () => {
     await Promise.all([first.close(), second.close()]);
   });
 
+  it('takes a refusal the client answers instead of raising (throwOnAppendFailure=false) as a refusal, for claims and appends', async () => {
+    const server = new StubEventStoreDb();
+    server.throwOnAppendFailure = false;
+    const [first, second] = [instance(server), instance(server)];
+    await first.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
+    await Promise.all([
+      second.append('batch-1', [orgEvent('acme', 'BatchStarted')], 'no_stream'),
+      first.append('batch-2', [orgEvent('acme', 'BatchStarted')], 'no_stream'),
+    ]);
+    expect(server.refused).toContain('auditchain-acme');
+    const refusal = await second.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 'no_stream').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(WrongExpectedVersion);
+    expect((refusal as WrongExpectedVersion).actual).toBe(0);
+    expect(await verify(first, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
+    await Promise.all([first.close(), second.close()]);
+  });
+
   it('after a writer died once its events landed, the next writer of another instance links after them', async () => {
     const server = new StubEventStoreDb();
     const [dying, next] = [instance(server), instance(server)];

@@ -222,6 +222,8 @@ export class EventStoreDbEventStore implements EventStore {
         expectedRevision: toEsdbExpected(expected),
         ...(deadlineMs === undefined ? {} : { deadline: deadlineMs }),
       });
+      // With `throwOnAppendFailure=false` in the connection string, the client answers a refusal instead of raising it.
+      if (!result.success) throw new WrongExpectedVersion(stream, expected, Number(result.nextExpectedRevision));
       return await this.toAppendResult(stream, events, result);
     } catch (error) {
       if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(stream, appendSize(events), error.maxAppendSize);
