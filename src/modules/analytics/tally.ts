@@ -124,40 +124,46 @@ export function mergeTallies(tallies: ReadonlyArray<Readonly<Tally>>): Tally {
 
 /**
  * The median of a histogram's values (the mean of the two middle ones for an even count). Its
- * keys are integers, which objects list in ascending order: sorted only when they are not.
+ * keys are integers, which objects list in ascending order, so it walks them where they are,
+ * allocating nothing; keys in another order (not integers) are sorted first.
  */
 export function histogramMedian(counts: Readonly<Record<string, number>>): number | null {
-  const values: number[] = [];
-  const trials: number[] = [];
-  let ascending = true;
   let total = 0;
+  let previous = Number.NEGATIVE_INFINITY;
+  let ascending = true;
   for (const key in counts) {
     const value = Number(key);
-    if (values.length > 0 && value < values[values.length - 1]) ascending = false;
-    values.push(value);
-    trials.push(counts[key]);
+    if (value < previous) ascending = false;
+    previous = value;
     total += counts[key];
   }
   if (total === 0) return null;
-  if (!ascending) {
-    const order = values.map((_, index) => index).sort((a, b) => values[a] - values[b]);
-    return medianOf(
-      order.map((index) => values[index]),
-      order.map((index) => trials[index]),
-      total,
-    );
-  }
-  return medianOf(values, trials, total);
+  const at = ascending ? (position: number) => valueAt(counts, position) : sortedValueAt(counts);
+  return total % 2 === 1 ? at((total - 1) / 2) : (median([at(total / 2 - 1), at(total / 2)]) ?? null);
 }
 
-function medianOf(values: readonly number[], trials: readonly number[], total: number): number | null {
-  const at = (position: number) => {
+/** The value of the trial at a position (from 0) in a histogram whose keys ascend. */
+function valueAt(counts: Readonly<Record<string, number>>, position: number): number {
+  let seen = 0;
+  let last = 0;
+  for (const key in counts) {
+    last = Number(key);
+    seen += counts[key];
+    if (position < seen) return last;
+  }
+  return last;
+}
+
+function sortedValueAt(counts: Readonly<Record<string, number>>): (position: number) => number {
+  const sorted = Object.entries(counts)
+    .map(([value, count]) => [Number(value), count] as const)
+    .sort((a, b) => a[0] - b[0]);
+  return (position) => {
     let seen = 0;
-    for (let index = 0; index < values.length; index++) {
-      seen += trials[index];
-      if (position < seen) return values[index];
+    for (const [value, count] of sorted) {
+      seen += count;
+      if (position < seen) return value;
     }
-    return values[values.length - 1];
+    return sorted[sorted.length - 1][0];
   };
-  return total % 2 === 1 ? at((total - 1) / 2) : (median([at(total / 2 - 1), at(total / 2)]) ?? null);
 }
