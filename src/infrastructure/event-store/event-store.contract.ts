@@ -4,6 +4,7 @@
  * against a shared EventStoreDB that already holds events from earlier runs.
  */
 import { randomUUID } from 'node:crypto';
+import { eventHash } from '#shared/event-chain';
 import {
   AllSubscription,
   EventStore,
@@ -462,6 +463,27 @@ function organizationReadSpecs(subject: Subject): void {
       expect((await subject.store.readOrganization({ organization, maxCount: 100, actor: 'actor-Appended' })).map((event) => event.type)).toEqual(['Appended']);
       expect(await subject.store.readOrganization({ organization, maxCount: 100, from: '2999-01-01T00:00:00.000Z' })).toEqual([]);
       expect(await subject.store.readOrganization({ organization, maxCount: 100, to: '2000-01-01T00:00:00.000Z' })).toEqual([]);
+    });
+
+    it('links each of its events to the one before it in log order, even when appended concurrently to several streams', async () => {
+      const organization = `org_${randomUUID().replace(/-/g, '')}`;
+      const ours = (): NewEvent => ({ ...newEvent(), metadata: { ...newEvent().metadata, organization } });
+      const streams = Array.from({ length: 4 }, () => uniqueStream('chain'));
+      await Promise.all(streams.map((stream) => subject.store.append(stream, [ours(), ours()], 'no_stream')));
+      await Promise.all(streams.map((stream) => subject.store.append(stream, [ours()], 1)));
+      await subject.store.append(streams[0], [ours()], 'any');
+      const audited = await subject.store.readOrganization({ organization, maxCount: 100 });
+      expect(audited).toHaveLength(13);
+      expectStrictlyIncreasing(audited.map((event) => event.position));
+      expect(audited[0].chain?.prevHash).toBeNull();
+      audited.forEach((event, index) => {
+        expect(event.chain?.hash).toBe(eventHash(event, event.chain?.prevHash ?? null));
+        if (index > 0) expect(event.chain?.prevHash).toBe(audited[index - 1].chain?.hash);
+      });
+      // The time the hash covers is the time the event reads with, wherever it is read.
+      const [first] = await subject.store.readStream(audited[0].streamName, { maxCount: 1 });
+      const { chain: _chain, ...asRecorded } = audited[0];
+      expect(first).toEqual(asRecorded);
     });
   });
 }

@@ -4,7 +4,7 @@
  * run against a shared MongoDB; expectations only ever look at the suite's own collections.
  */
 import type { Collection, Document, Filter, FindOptions, ReadStore, Sort, UpdateResult } from './read-store.port';
-import { DuplicateKey } from './read-store.port';
+import { DuplicateKey, findToRead } from './read-store.port';
 import type { RecordedEvent } from '../event-store/event-store.port';
 import { documentProjection, Projection } from '../processing/projection';
 
@@ -187,6 +187,30 @@ function queries(ctx: Context): void {
     first.status = 'mutated';
     expect(await runs.findOne({ _id: 'r1' })).toEqual(RUNS[0]);
     expect(await runs.findOne({ _id: 'r2' })).toEqual(RUNS[1]);
+  });
+
+  it('finds to read what find answers, where no change to the answer reaches what is stored', async () => {
+    const runs = await ctx.runs();
+    const query = [{ org: 'acme' }, { sort: { score: -1 }, skip: 1, limit: 2 }] as const;
+    const read = await findToRead(runs, ...query);
+    expect(read).toEqual(await runs.find(...query));
+    const [first] = read as Run[];
+    // A frozen answer refuses the change (strict mode); a copied one takes it for itself.
+    const attempt = (change: () => void) => {
+      try {
+        change();
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError);
+      }
+    };
+    attempt(() => (first.owner.name = 'mutated'));
+    attempt(() => first.tags.push('mutated'));
+    attempt(() => (first.status = 'mutated'));
+    if (runs.findFrozen) expect(Object.isFrozen(first) && Object.isFrozen(first.owner) && Object.isFrozen(first.tags)).toBe(true);
+    expect(await runs.find(...query)).toEqual([RUNS[3], RUNS[0]]);
+    // A write after a frozen read replaces the document; the next read sees the change.
+    await runs.updateOne({ _id: 'r4' }, { $set: { status: 'changed' }, $push: { tags: 'new' } });
+    expect(await findToRead(runs, { _id: 'r4' })).toEqual([{ ...RUNS[3], status: 'changed', tags: ['gpu', 'new'] }]);
   });
 }
 

@@ -46,6 +46,13 @@ export interface Collection<T extends Document = Document> {
   readonly name: string;
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  /**
+   * What `find` answers, for a caller that only reads it: a store that holds its documents in
+   * memory answers them without copying, frozen (deeply), so that no caller can change what it
+   * holds. Optional: a store whose `find` builds fresh documents anyway (MongoDB's driver) leaves
+   * it out. Call it through `findToRead`.
+   */
+  findFrozen?(filter: Filter, options?: FindOptions): Promise<ReadonlyArray<Readonly<T>>>;
   count(filter: Filter): Promise<number>;
   /** Inserts, or throws DuplicateKey when a document with the same `_id` exists. */
   insertOne(document: T): Promise<void>;
@@ -79,6 +86,11 @@ export interface ReadStore {
 }
 
 export const READ_STORE = Symbol('ReadStore');
+
+/** Documents to look at, never to change: the store's own, frozen, where it has them in memory; fresh ones elsewhere. */
+export function findToRead<T extends Document>(collection: Collection<T>, filter: Filter, options?: FindOptions): Promise<ReadonlyArray<Readonly<T>>> {
+  return collection.findFrozen ? collection.findFrozen(filter, options) : collection.find(filter, options);
+}
 
 export class DuplicateKey extends Error {
   constructor(

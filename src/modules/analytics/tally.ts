@@ -95,8 +95,13 @@ export function withVerdict(tally: Tally, delta: VerdictDelta): Tally {
   };
 }
 
+/** Adds one histogram into another (value → trials). */
+function addCounts(total: Record<string, number>, counts: Readonly<Record<string, number>>): void {
+  for (const value in counts) total[value] = (Object.hasOwn(total, value) ? total[value] : 0) + counts[value];
+}
+
 /** Several tallies as one (buckets of a coarser answer, the cases of a suite). */
-export function mergeTallies(tallies: readonly Tally[]): Tally {
+export function mergeTallies(tallies: ReadonlyArray<Readonly<Tally>>): Tally {
   const total = emptyTally();
   for (const tally of tallies) {
     total.verdicts += tally.verdicts;
@@ -107,10 +112,8 @@ export function mergeTallies(tallies: readonly Tally[]): Tally {
     total.allocatedUsd = round(total.allocatedUsd + tally.allocatedUsd);
     total.estimatedEquivalentUsd = round(total.estimatedEquivalentUsd + tally.estimatedEquivalentUsd);
     total.costIncomplete ||= tally.costIncomplete;
-    for (const [value, count] of Object.entries(tally.commandCounts))
-      total.commandCounts[value] = (Object.hasOwn(total.commandCounts, value) ? total.commandCounts[value] : 0) + count;
-    for (const [value, count] of Object.entries(tally.modelMsCounts))
-      total.modelMsCounts[value] = (Object.hasOwn(total.modelMsCounts, value) ? total.modelMsCounts[value] : 0) + count;
+    addCounts(total.commandCounts, tally.commandCounts);
+    addCounts(total.modelMsCounts, tally.modelMsCounts);
     total.runs += tally.runs;
     total.mixedRuns += tally.mixedRuns;
     total.pairs += tally.pairs;
@@ -119,20 +122,48 @@ export function mergeTallies(tallies: readonly Tally[]): Tally {
   return total;
 }
 
-/** The median of a histogram's values (the mean of the two middle ones for an even count). */
-export function histogramMedian(counts: Record<string, number>): number | null {
-  const values = Object.entries(counts)
+/**
+ * The median of a histogram's values (the mean of the two middle ones for an even count). Its
+ * keys are integers, which objects list in ascending order, so it walks them where they are,
+ * allocating nothing; keys in another order (not integers) are sorted first.
+ */
+export function histogramMedian(counts: Readonly<Record<string, number>>): number | null {
+  let total = 0;
+  let previous = Number.NEGATIVE_INFINITY;
+  let ascending = true;
+  for (const key in counts) {
+    const value = Number(key);
+    if (value < previous) ascending = false;
+    previous = value;
+    total += counts[key];
+  }
+  if (total === 0) return null;
+  const at = ascending ? (position: number) => valueAt(counts, position) : sortedValueAt(counts);
+  return total % 2 === 1 ? at((total - 1) / 2) : (median([at(total / 2 - 1), at(total / 2)]) ?? null);
+}
+
+/** The value of the trial at a position (from 0) in a histogram whose keys ascend. */
+function valueAt(counts: Readonly<Record<string, number>>, position: number): number {
+  let seen = 0;
+  let last = 0;
+  for (const key in counts) {
+    last = Number(key);
+    seen += counts[key];
+    if (position < seen) return last;
+  }
+  return last;
+}
+
+function sortedValueAt(counts: Readonly<Record<string, number>>): (position: number) => number {
+  const sorted = Object.entries(counts)
     .map(([value, count]) => [Number(value), count] as const)
     .sort((a, b) => a[0] - b[0]);
-  const total = values.reduce((sum, [, count]) => sum + count, 0);
-  if (total === 0) return null;
-  const at = (position: number) => {
+  return (position) => {
     let seen = 0;
-    for (const [value, count] of values) {
+    for (const [value, count] of sorted) {
       seen += count;
       if (position < seen) return value;
     }
-    return values[values.length - 1][0];
+    return sorted[sorted.length - 1][0];
   };
-  return total % 2 === 1 ? at((total - 1) / 2) : (median([at(total / 2 - 1), at(total / 2)]) ?? null);
 }

@@ -28,10 +28,21 @@ import {
   SubscribeToAllOptions,
   WrongExpectedVersion,
 } from '../event-store.port';
-import { matchesOrganizationRead, withChainFromMetadata } from '../organization-filter';
+import { matchesOrganizationRead } from '../organization-filter';
 import { appendSize } from './append-size';
-import { readStart, toDomainEvent, toEsdbExpected, toEventData, toPositionNumber, toRecordedEvent } from './eventstoredb-events';
+import { ChainedAppends, ChainIo, DEFAULT_CHAIN_LEASE_MS } from './chained-appends';
+import {
+  readStart,
+  toAuditedDomainEvent,
+  toAuditedEvent,
+  toDomainEvent,
+  toEsdbExpected,
+  toEventData,
+  toPositionNumber,
+  toRecordedEvent,
+} from './eventstoredb-events';
 import { KnownEventIds } from './known-event-ids';
+import { organizationsOf } from './organization-chain';
 import { DEFAULT_RESUME_POLICY, ResumePolicy, ResumingAllSubscription } from './resuming-subscription';
 
 /** EventStoreDB's default MaxAppendSize: the most one append may carry. */
@@ -43,62 +54,84 @@ export interface EventStoreDbOptions {
   maxAppendBytes?: number;
   /** How a dropped subscription is resumed, and who hears of the drop. */
   resume?: ResumePolicy;
+  /** How long a claim on an organization's audit chain whose events never came holds the chain (see chained-appends.ts). */
+  chainLeaseMs?: number;
 }
+
+type WriteResult = AppendResult & { recognisedRetry: boolean };
 
 /** The EventStoreDB adapter, for deployments that run a server instead of the embedded file. */
 export class EventStoreDbEventStore implements EventStore {
   private readonly subscriptions = new Set<ResumingAllSubscription>();
   private readonly knownIds = new KnownEventIds((stream, fromRevision) => this.readStream(stream, { fromRevision }));
   private readonly maxAppendBytes: number;
+  private readonly chains: ChainedAppends;
 
   private constructor(
     private readonly client: EventStoreDBClient,
     private readonly options: EventStoreDbOptions,
   ) {
     this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
+    this.chains = new ChainedAppends(this.chainIo(), { leaseMs: options.chainLeaseMs ?? DEFAULT_CHAIN_LEASE_MS });
   }
 
   /** The client connects lazily; `url` is a connection string such as esdb://host:2113?tls=false. */
   static async connect(url: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(url), options);
+    return EventStoreDbEventStore.over(EventStoreDBClient.connectionString(url), options);
+  }
+
+  /** Over a client made elsewhere (the unit tests give a stub of the server). */
+  static over(client: EventStoreDBClient, options: EventStoreDbOptions = {}): EventStoreDbEventStore {
+    return new EventStoreDbEventStore(client, options);
   }
 
   async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     // The server recognises a retry only when it carries the original expected revision (or, for
-    // `any`, from a bounded cache), and it indexes no event ids: so every id is checked here first.
-    // Checked first: an append this large was never stored, so it cannot be a retry either.
-    const bytes = appendSize(events);
-    if (bytes > this.maxAppendBytes) throw new AppendTooLarge(stream, bytes, this.maxAppendBytes);
+    // `any`, from a bounded cache), and it indexes no event ids: so every id is checked here first
+    // (for an organization's events, by the chain, in the organization's turn).
+    // The size is checked first: an append this large was never stored, so it cannot be a retry either.
+    this.checkSize(stream, events);
+    if (organizationsOf(events).length > 0) return this.chains.append(stream, events, expectedRevision);
     const earlier = await this.knownIds.earlierAppend(stream, events);
     if (earlier) return earlier;
     try {
-      const result = await this.client.appendToStream(stream, events.map(toEventData), {
-        expectedRevision: toEsdbExpected(expectedRevision),
-      });
-      return await this.toAppendResult(stream, events, result);
+      const { recognisedRetry: _, ...result } = await this.write(stream, events, expectedRevision);
+      return result;
     } catch (error) {
-      if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(stream, bytes, error.maxAppendSize);
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (!(error instanceof WrongExpectedVersion)) throw error;
       // The same ids may have landed since the first look: a concurrent retry of this append.
       const retried = await this.knownIds.earlierAppend(stream, events);
       if (retried) return retried;
-      const actual = error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion);
-      throw new WrongExpectedVersion(stream, expectedRevision, actual);
+      throw error;
     }
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return this.readStreamAs(stream, options, toRecordedEvent);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllAs(options, toDomainEvent);
+  }
+
+  private async readStreamAs<T>(
+    stream: string,
+    options: ReadStreamOptions,
+    convert: (event: NonNullable<ResolvedEvent['event']>, commitPosition?: bigint) => T,
+    requiresLeader = false,
+  ): Promise<T[]> {
     if (options.maxCount === 0) return [];
     const backwards = options.direction === 'backwards';
     const read = this.client.readStream(stream, {
       direction: backwards ? BACKWARDS : FORWARDS,
       fromRevision: options.fromRevision === undefined ? (backwards ? END : START) : BigInt(options.fromRevision),
       ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
+      ...(requiresLeader ? { requiresLeader } : {}),
     });
-    const found: RecordedEvent[] = [];
+    const found: T[] = [];
     try {
       for await (const resolved of read as AsyncIterable<ResolvedEvent>) {
-        if (resolved.event) found.push(toRecordedEvent(resolved.event, resolved.commitPosition));
+        if (resolved.event) found.push(convert(resolved.event, resolved.commitPosition));
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
@@ -107,7 +140,7 @@ export class EventStoreDbEventStore implements EventStore {
     return found;
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  private async readAllAs<T extends RecordedEvent>(options: ReadAllOptions, convert: (resolved: AllStreamResolvedEvent) => T | undefined): Promise<T[]> {
     const direction = options.direction ?? 'forwards';
     const { after, maxCount = Number.POSITIVE_INFINITY } = options;
     if (maxCount <= 0 || (direction === 'backwards' && after !== undefined && after <= 0)) return [];
@@ -118,9 +151,9 @@ export class EventStoreDbEventStore implements EventStore {
       direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
       fromPosition: readStart(after, direction),
     });
-    const found: RecordedEvent[] = [];
+    const found: T[] = [];
     for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-      const event = toDomainEvent(resolved);
+      const event = convert(resolved);
       if (event && beyondStart(event.position)) found.push(event);
       if (found.length >= maxCount) {
         await read.cancel();
@@ -133,16 +166,16 @@ export class EventStoreDbEventStore implements EventStore {
   /**
    * EventStoreDB indexes no metadata, so an organization's events are found by reading `$all`
    * forwards from the cursor, page by page, and keeping the organization's: bounded by the cursor,
-   * not by the log's size, for each page the caller asks for. No chain is kept here yet (see
-   * docs/decisions.md): every event reads with `chain: null`.
+   * not by the log's size, for each page the caller asks for. Each event reads with its link in
+   * the organization's chain, kept in its metadata (organization-chain.ts).
    */
   async readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
     const found: AuditedEvent[] = [];
     let after = options.after;
     while (found.length < options.maxCount) {
-      const page = await this.readAll({ after, maxCount: ORGANIZATION_READ_PAGE });
+      const page = await this.readAllAs({ after, maxCount: ORGANIZATION_READ_PAGE }, toAuditedDomainEvent);
       for (const event of page) {
-        if (matchesOrganizationRead(event, options) && found.length < options.maxCount) found.push(withChainFromMetadata(event));
+        if (matchesOrganizationRead(event, options) && found.length < options.maxCount) found.push(event);
       }
       if (page.length < ORGANIZATION_READ_PAGE) break;
       after = page[page.length - 1].position;
@@ -177,16 +210,48 @@ export class EventStoreDbEventStore implements EventStore {
     await this.client.dispose();
   }
 
-  private async toAppendResult(stream: string, events: NewEvent[], result: EsdbAppendResult): Promise<AppendResult> {
+  private checkSize(stream: string, events: NewEvent[]): void {
+    const bytes = appendSize(events);
+    if (bytes > this.maxAppendBytes) throw new AppendTooLarge(stream, bytes, this.maxAppendBytes);
+  }
+
+  /** One append as the server answers it, in the port's errors. */
+  private async write(stream: string, events: NewEvent[], expected: ExpectedRevision, deadlineMs?: number): Promise<WriteResult> {
+    try {
+      const result = await this.client.appendToStream(stream, events.map(toEventData), {
+        expectedRevision: toEsdbExpected(expected),
+        ...(deadlineMs === undefined ? {} : { deadline: deadlineMs }),
+      });
+      // With `throwOnAppendFailure=false` in the connection string, the client answers a refusal instead of raising it.
+      if (!result.success) throw new WrongExpectedVersion(stream, expected, Number(result.nextExpectedRevision));
+      return await this.toAppendResult(stream, events, result);
+    } catch (error) {
+      if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(stream, appendSize(events), error.maxAppendSize);
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      throw new WrongExpectedVersion(stream, expected, error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion));
+    }
+  }
+
+  private chainIo(): ChainIo {
+    return {
+      readLast: async (stream) => (await this.readStreamAs(stream, { direction: 'backwards', maxCount: 1 }, toRecordedEvent, true)).at(0),
+      readAt: async (stream, revision) => (await this.readStreamAs(stream, { fromRevision: revision, maxCount: 1 }, toAuditedEvent, true)).at(0),
+      write: (stream, events, expected, deadlineMs) => this.write(stream, events, expected, deadlineMs),
+      earlierAppend: (stream, events) => this.knownIds.earlierAppend(stream, events),
+      checkSize: (stream, events) => this.checkSize(stream, events),
+    };
+  }
+
+  private async toAppendResult(stream: string, events: NewEvent[], result: EsdbAppendResult): Promise<WriteResult> {
     // The server reports no position for an empty append or for a retry it recognised itself.
     if (events.length > 0 && result.position) {
-      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: toPositionNumber(result.position) };
+      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: toPositionNumber(result.position), recognisedRetry: false };
     }
     const last = (
       events.length > 0
         ? await this.readStream(stream, { fromRevision: Number(result.nextExpectedRevision), maxCount: 1 })
         : await this.readStream(stream, { direction: 'backwards', maxCount: 1 })
     ).at(0);
-    return { nextExpectedRevision: last?.revision ?? -1, position: last?.position ?? -1 };
+    return { nextExpectedRevision: last?.revision ?? -1, position: last?.position ?? -1, recognisedRetry: events.length > 0 };
   }
 }

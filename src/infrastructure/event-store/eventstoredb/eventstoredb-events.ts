@@ -24,7 +24,8 @@ import {
   START,
   STREAM_EXISTS,
 } from '@eventstore/db-client';
-import { EventMetadata, ExpectedRevision, NewEvent, RecordedEvent, isSystemStream } from '../event-store.port';
+import { AuditedEvent, EventMetadata, ExpectedRevision, NewEvent, RecordedEvent, isSystemStream } from '../event-store.port';
+import { isChainStream, splitStoredLink } from './organization-chain';
 
 type StoredEsdbEvent = NonNullable<ResolvedEvent['event']> | NonNullable<AllStreamResolvedEvent['event']>;
 
@@ -67,11 +68,23 @@ function decodeBody(body: unknown): unknown {
   }
 }
 
+/** The server's own events, and the adapter's bookkeeping (the audit chain streams): never the domain's. */
 function isSystemEvent(event: StoredEsdbEvent): boolean {
-  return isSystemStream(event.streamId) || event.type.startsWith('$');
+  return isSystemStream(event.streamId) || event.type.startsWith('$') || isChainStream(event.streamId);
+}
+
+/** The event as appended (its chain link, kept in the metadata, taken out) with its link. */
+export function toAuditedEvent(event: StoredEsdbEvent, commitPosition?: bigint): AuditedEvent {
+  const { event: recorded, chain } = splitStoredLink(toStoredEvent(event, commitPosition));
+  return { ...recorded, chain };
 }
 
 export function toRecordedEvent(event: StoredEsdbEvent, commitPosition?: bigint): RecordedEvent {
+  return splitStoredLink(toStoredEvent(event, commitPosition)).event;
+}
+
+/** The event as the server holds it, metadata and time included. */
+function toStoredEvent(event: StoredEsdbEvent, commitPosition?: bigint): RecordedEvent {
   const position = event.position ?? (commitPosition === undefined ? undefined : toEsdbPosition(commitPosition));
   if (!position) {
     // Servers before 22.6 leave it out of stream reads; guessing one would corrupt checkpoints.
@@ -93,6 +106,12 @@ export function toRecordedEvent(event: StoredEsdbEvent, commitPosition?: bigint)
 export function toDomainEvent(resolved: AllStreamResolvedEvent): RecordedEvent | undefined {
   if (!resolved.event || isSystemEvent(resolved.event)) return undefined;
   return toRecordedEvent(resolved.event, resolved.commitPosition);
+}
+
+/** toDomainEvent with the event's link in its organization's chain. */
+export function toAuditedDomainEvent(resolved: AllStreamResolvedEvent): AuditedEvent | undefined {
+  if (!resolved.event || isSystemEvent(resolved.event)) return undefined;
+  return toAuditedEvent(resolved.event, resolved.commitPosition);
 }
 
 export function readStart(after: number | undefined, direction: 'forwards' | 'backwards'): ReadPosition {

@@ -9,7 +9,7 @@ import { update as applyOperator } from 'mingo';
 import type { UpdateExpression } from 'mingo/updater';
 import { Collection, Document, DuplicateKey, Filter, FindOptions, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { FieldIndex } from './field-index';
-import { compileFilter, UniqueIndex, deepCopy, sameValue, sortDocuments, upsertSeed } from './memory-documents';
+import { compileFilter, UniqueIndex, deepCopy, deepFreeze, sameValue, sortDocuments, upsertSeed } from './memory-documents';
 import type { SortedIndex } from './sorted-index';
 
 export interface CollectionState {
@@ -81,14 +81,12 @@ export class MemoryCollection implements Collection {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<Document[]> {
-    const page = this.sortedPage(filter, options);
-    if (page) return page.map(deepCopy);
-    const matches = this.matching(filter);
-    if (options.sort) sortDocuments(matches, options.sort);
-    const start = Math.max(0, options.skip ?? 0);
-    // As in MongoDB a limit of 0 means none, and a negative one counts like its absolute value.
-    const end = options.limit ? start + Math.abs(options.limit) : undefined;
-    return matches.slice(start, end).map(deepCopy);
+    return this.found(filter, options).map(deepCopy);
+  }
+
+  /** The stored documents themselves, frozen: no copy, and nothing a caller does can change them. */
+  async findFrozen(filter: Filter, options: FindOptions = {}): Promise<ReadonlyArray<Readonly<Document>>> {
+    return this.found(filter, options).map(deepFreeze);
   }
 
   async count(filter: Filter): Promise<number> {
@@ -124,7 +122,8 @@ export class MemoryCollection implements Collection {
     const current = this.first(filter);
     if (current) return this.modify(current, update);
     if (!options.upsert) return updated(0, 0);
-    const seed = upsertSeed(filter) as Document;
+    // A copy: the filter's values must not become part of a stored document (which may be frozen later).
+    const seed = deepCopy(upsertSeed(filter)) as Document;
     applyUpdate(seed, update, true);
     // The seed holds only the filter's equality fields: its _id may be absent or not a string.
     const seededId: unknown = seed._id;
@@ -150,6 +149,18 @@ export class MemoryCollection implements Collection {
     const matches = this.matching(filter);
     matches.forEach((doc) => this.remove(doc));
     return matches.length;
+  }
+
+  /** The stored documents (not copies) a find answers, in its order. */
+  private found(filter: Filter, options: FindOptions): Document[] {
+    const page = this.sortedPage(filter, options);
+    if (page) return page;
+    const matches = this.matching(filter);
+    if (options.sort) sortDocuments(matches, options.sort);
+    const start = Math.max(0, options.skip ?? 0);
+    // As in MongoDB a limit of 0 means none, and a negative one counts like its absolute value.
+    const end = options.limit ? start + Math.abs(options.limit) : undefined;
+    return matches.slice(start, end);
   }
 
   /**

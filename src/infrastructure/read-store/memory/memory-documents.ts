@@ -30,6 +30,17 @@ export function deepCopy<T>(value: T): T {
   return copy as T;
 }
 
+/**
+ * Freezes a document the store holds, and everything in it, in place. The store never changes a
+ * document it holds (a write replaces it with a changed copy), so one frozen once stays frozen
+ * and valid, and the next read of it costs one check.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const key of Object.keys(value)) deepFreeze((value as Plain)[key]);
+  return Object.freeze(value);
+}
+
 /** Equality that, like BSON, treats a different field order as a different document. */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -205,21 +216,51 @@ export class UniqueIndex {
   }
 }
 
+/** A condition tested without mingo: true or false, or undefined when only mingo can tell. */
+type FieldTest = (held: unknown) => boolean | undefined;
+
+const RANGES: Record<string, (held: number, bound: number) => boolean> = {
+  $gt: (held, bound) => held > bound,
+  $gte: (held, bound) => held >= bound,
+  $lt: (held, bound) => held < bound,
+  $lte: (held, bound) => held <= bound,
+};
+
+/** The direct test of one top-level field's condition, or null when it needs mingo. */
+function fieldTest(condition: unknown): FieldTest | null {
+  if (['string', 'number', 'boolean'].includes(typeof condition)) {
+    return (held) => held === condition || (Array.isArray(held) && held.includes(condition));
+  }
+  if (!isPlainObject(condition)) return null;
+  const bounds = Object.entries(condition);
+  if (bounds.length === 0 || !bounds.every(([operator, bound]) => Object.hasOwn(RANGES, operator) && Number.isFinite(bound))) return null;
+  const checks = bounds.map(([operator, bound]) => [RANGES[operator], bound as number] as const);
+  // A number compares directly; anything else (an array, a string, nothing) as MongoDB says, through mingo.
+  return (held) => (Number.isFinite(held) ? checks.every(([check, bound]) => check(held as number, bound)) : undefined);
+}
+
 /**
  * A filter's test. The common filters of projections and queries, equality on top-level fields
- * with plain values, are tested directly (an array field matches when it holds the value, as in
- * MongoDB); anything else goes to mingo.
+ * with plain values (an array field matches when it holds the value, as in MongoDB) and number
+ * ranges on numbers, are tested directly; anything else goes to mingo.
  */
 export function compileFilter(filter: Record<string, unknown>): (doc: Document) => boolean {
-  const entries = Object.entries(filter);
-  const simple = entries.every(([field, value]) => !field.startsWith('$') && !field.includes('.') && ['string', 'number', 'boolean'].includes(typeof value));
-  if (!simple) {
-    const query = new Query(filter);
-    return (doc) => query.test(doc);
+  const tests: Array<[string, FieldTest]> = [];
+  for (const [field, condition] of Object.entries(filter)) {
+    const test = field.startsWith('$') || field.includes('.') ? null : fieldTest(condition);
+    if (test === null) {
+      const query = new Query(filter);
+      return (doc) => query.test(doc);
+    }
+    tests.push([field, test]);
   }
-  return (doc) =>
-    entries.every(([field, value]) => {
-      const held = (doc as Record<string, unknown>)[field];
-      return held === value || (Array.isArray(held) && held.includes(value));
-    });
+  let query: Query | undefined;
+  return (doc) => {
+    for (const [field, test] of tests) {
+      const passed = test((doc as Record<string, unknown>)[field]);
+      if (passed === false) return false;
+      if (passed === undefined) return (query ??= new Query(filter)).test(doc);
+    }
+    return true;
+  };
 }

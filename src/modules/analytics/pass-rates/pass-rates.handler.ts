@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { Filter, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { Filter, findToRead, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { BadRequest } from '#shared/errors';
 import { ANALYTICS_TALLIES, seriesOf, TallyDocument } from '../analytics-documents';
 import { knownScope } from '../known-scope';
@@ -49,7 +49,7 @@ export class PassRatesHandler implements IQueryHandler<GetPassRates, PassRates> 
     const query: Filter = { organization, series, bucketStartMillis: { $gte: bucketStart(from, window.bucket), $lt: to } };
     if (caseId !== null && suiteId !== null) query.suiteId = suiteId;
     if (variantKey !== null) query.variantKey = variantKey;
-    const documents = await this.readStore.collection<TallyDocument>(ANALYTICS_TALLIES).find(query);
+    const documents = await findToRead(this.readStore.collection<TallyDocument>(ANALYTICS_TALLIES), query);
     return {
       bucket: window.bucket,
       from: new Date(from).toISOString(),
@@ -77,22 +77,34 @@ function span(window: GetPassRates['window'], now: Date): { from: number; to: nu
 }
 
 /** One line per variant definition, its buckets oldest first (buckets without trials left out). */
-function lines(documents: TallyDocument[], bucket: BucketSize): PassRateLine[] {
-  const byVariant = new Map<string, TallyDocument[]>();
-  for (const document of documents) byVariant.set(document.variantKey, [...(byVariant.get(document.variantKey) ?? []), document]);
-  return [...byVariant.values()]
+function lines(documents: ReadonlyArray<Readonly<TallyDocument>>, bucket: BucketSize): PassRateLine[] {
+  return [...groupBy(documents, (document) => document.variantKey).values()]
     .map((held) => {
-      const byStart = new Map<number, TallyDocument[]>();
-      for (const document of held) byStart.set(document.bucketStartMillis, [...(byStart.get(document.bucketStartMillis) ?? []), document]);
-      const buckets = [...byStart.entries()]
+      const buckets = [...groupBy(held, (document) => document.bucketStartMillis).entries()]
         .sort((a, b) => a[0] - b[0])
         .map(([start, tallies]) => ({
           start: new Date(start).toISOString(),
           end: new Date(start + BUCKET_MS[bucket]).toISOString(),
-          ...tallyView(mergeTallies(tallies)),
+          // Most buckets hold one document (one scope, one variant): its tally is the bucket's.
+          ...tallyView(tallies.length === 1 ? tallies[0] : mergeTallies(tallies)),
         }));
       const variant = held.reduce((first, document) => (document.bucketStartMillis < first.bucketStartMillis ? document : first)).variant;
-      return { variantKey: held[0].variantKey, variant, label: variantLabel(variant), total: tallyView(mergeTallies(held)), buckets };
+      // A copy: the documents are the store's own, and an answer is the caller's.
+      return { variantKey: held[0].variantKey, variant: { ...variant }, label: variantLabel(variant), total: tallyView(mergeTallies(held)), buckets };
     })
     .sort((a, b) => a.label.localeCompare(b.label) || a.variantKey.localeCompare(b.variantKey));
+}
+
+/** The documents by a key, each group in the documents' order. */
+function groupBy<Key>(
+  documents: ReadonlyArray<Readonly<TallyDocument>>,
+  keyOf: (document: Readonly<TallyDocument>) => Key,
+): Map<Key, Array<Readonly<TallyDocument>>> {
+  const groups = new Map<Key, Array<Readonly<TallyDocument>>>();
+  for (const document of documents) {
+    const group = groups.get(keyOf(document));
+    if (group) group.push(document);
+    else groups.set(keyOf(document), [document]);
+  }
+  return groups;
 }
