@@ -18,7 +18,8 @@ export interface Projection {
   readonly eventTypes: readonly string[];
   /** Collections it writes, with the indexes its queries need. */
   readonly collections: Readonly<Record<string, IndexSpec[]>>;
-  project(event: RecordedEvent, store: ReadStore): Promise<void>;
+  /** Nothing to wait for (undefined) when it applied the event synchronously, as into the in-memory store. */
+  project(event: RecordedEvent, store: ReadStore): Promise<void> | void;
 }
 
 export interface DocumentProjectionSpec<D extends Document> {
@@ -28,7 +29,11 @@ export interface DocumentProjectionSpec<D extends Document> {
   eventTypes: readonly string[];
   /** Which document an event changes (or several, for an event that creates many); null for none. */
   documentId(event: RecordedEvent): string | string[] | null;
-  /** `(document | null, event) → document | null`: null deletes the document. */
+  /**
+   * `(document | null, event) → document | null`: null deletes the document. A pure function: it
+   * never changes `document` (the in-memory store hands over its stored object), it answers a new
+   * one (spreading it shares what did not change).
+   */
   evolve(document: D | null, event: RecordedEvent, id: string): D | null;
 }
 
@@ -41,13 +46,42 @@ export function documentProjection<D extends Document>(spec: DocumentProjectionS
     name: spec.name,
     eventTypes: spec.eventTypes,
     collections: { [spec.collection]: spec.indexes ?? [] },
-    async project(event, store) {
+    project(event, store) {
       const ids = spec.documentId(event);
       if (ids === null) return;
       const collection = store.collection<D & ProjectedDocument>(spec.collection);
-      for (const id of Array.isArray(ids) ? ids : [ids]) await projectOne(collection, id, event, spec);
+      if (!collection.evolveOne) return projectEach(collection, Array.isArray(ids) ? ids : [ids], event, spec);
+      if (typeof ids === 'string') projectInStep(collection, ids, event, spec);
+      else for (const id of ids) projectInStep(collection, id, event, spec);
     },
   };
+}
+
+async function projectEach<D extends Document>(
+  collection: Collection<D & ProjectedDocument>,
+  ids: readonly string[],
+  event: RecordedEvent,
+  spec: DocumentProjectionSpec<D>,
+): Promise<void> {
+  for (const id of ids) await projectOne(collection, id, event, spec);
+}
+
+/**
+ * projectOne where the store reads and writes in one step (the in-memory store): nothing can
+ * write between the read and the write, so the position check needs no guard in the write, and
+ * no document is copied: evolve is pure, and its answer becomes the store's.
+ */
+function projectInStep<D extends Document>(
+  collection: Collection<D & ProjectedDocument>,
+  id: string,
+  event: RecordedEvent,
+  spec: DocumentProjectionSpec<D>,
+): void {
+  collection.evolveOne?.(id, (current) => {
+    if (current && current._position >= event.position) return undefined;
+    const next = spec.evolve(current, event, id);
+    return next === null ? null : { ...next, _id: id, _position: event.position };
+  });
 }
 
 /** Attempts at a guarded write before giving up: each retry follows a write by another projector. */

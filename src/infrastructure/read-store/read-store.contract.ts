@@ -499,7 +499,8 @@ function signal(): { promise: Promise<void>; settle: () => void } {
 /**
  * The store as one writer sees it when its write of the document at `position` is slow: the
  * write waits for `release` (after the writer read the document), reaches the store, and the
- * writer then stalls until `resume`, while the other writer moves on. The adapter itself answers.
+ * writer then stalls until `resume`, while the other writer moves on. The adapter itself answers;
+ * a slow store offers no one-step evolveOne, so the writer reads, then writes guarded.
  */
 function slowWriteAt(
   store: ReadStore,
@@ -510,6 +511,7 @@ function slowWriteAt(
   const wrap = (collection: Collection): Collection =>
     new Proxy(collection, {
       get(target, property: keyof Collection) {
+        if (property === 'evolveOne') return undefined;
         const value: unknown = Reflect.get(target, property);
         if (typeof value !== 'function' || !['insertOne', 'replaceOne'].includes(property)) return value;
         return async (...args: unknown[]) => {
@@ -523,6 +525,25 @@ function slowWriteAt(
             await gates.resume;
           }
         };
+      },
+    });
+  return new Proxy(store, {
+    get(target, property: keyof ReadStore) {
+      if (property === 'collection') return (name: string) => wrap(target.collection(name));
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The store without the one-step evolveOne, as a store that has none: projections read, then write guarded. */
+function withoutEvolveOne(store: ReadStore): ReadStore {
+  const wrap = (collection: Collection): Collection =>
+    new Proxy(collection, {
+      get: (target, property: keyof Collection) => {
+        if (property === 'evolveOne') return undefined;
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
   return new Proxy(store, {
@@ -577,6 +598,18 @@ export function guardedWritesContract(adapterName: string, open: () => Promise<O
 
       expect(await documents(collection)).toEqual(await documents(alone));
       expect(((await documents(alone))[0] as Tally).seen).toEqual(events.filter((event) => event.position % 3 === 1).map((event) => event.position));
+    });
+
+    it('a store that reads and writes in one step (evolveOne) ends in the documents of the guarded path', async () => {
+      const collection = `guarded_step_${Date.now().toString(36)}`;
+      const guarded = `${collection}_guarded`;
+      await apply(tallyProjection(collection), opened.store, 0, events.length);
+      await apply(tallyProjection(guarded), withoutEvolveOne(opened.store), 0, events.length);
+      // Redelivered events change nothing on either path.
+      await apply(tallyProjection(collection), opened.store, 0, events.length);
+      await apply(tallyProjection(guarded), withoutEvolveOne(opened.store), 0, events.length);
+      expect(await documents(collection)).toEqual(await documents(guarded));
+      expect(await documents(collection)).toHaveLength(3);
     });
 
     it('a writer replaying an event the other already applied writes nothing', async () => {
