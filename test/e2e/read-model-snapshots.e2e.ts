@@ -167,7 +167,7 @@ describe('assay projections rebuild on the embedded store, while a server runs',
       expect((await server.client.call('auth.keys.list', {})).body).toEqual(listed);
 
       const config = loadConfig({ ASSAY_DATA_DIR: dataDir });
-      const written = readSnapshot(path.join(dataDir, SNAPSHOT_FILE), snapshotSettings(config).fingerprint);
+      const written = await readSnapshot(path.join(dataDir, SNAPSHOT_FILE), snapshotSettings(config).fingerprint);
       expect(written?.position).toBe(head);
       const fromSnapshot = new MemoryReadStore();
       fromSnapshot.restore(written?.collections ?? []);

@@ -42,6 +42,7 @@ export interface DocumentProjectionSpec<D extends Document> {
  * redelivery harmless: an event at or before the document's position is skipped.
  */
 export function documentProjection<D extends Document>(spec: DocumentProjectionSpec<D>): Projection {
+  const inStep = evolveInStep(spec);
   return {
     name: spec.name,
     eventTypes: spec.eventTypes,
@@ -51,8 +52,8 @@ export function documentProjection<D extends Document>(spec: DocumentProjectionS
       if (ids === null) return;
       const collection = store.collection<D & ProjectedDocument>(spec.collection);
       if (!collection.evolveOne) return projectEach(collection, Array.isArray(ids) ? ids : [ids], event, spec);
-      if (typeof ids === 'string') projectInStep(collection, ids, event, spec);
-      else for (const id of ids) projectInStep(collection, id, event, spec);
+      if (typeof ids === 'string') collection.evolveOne(ids, event, inStep);
+      else for (const id of ids) collection.evolveOne(id, event, inStep);
     },
   };
 }
@@ -67,21 +68,19 @@ async function projectEach<D extends Document>(
 }
 
 /**
- * projectOne where the store reads and writes in one step (the in-memory store): nothing can
+ * projectOne for a store that reads and writes in one step (the in-memory store): nothing can
  * write between the read and the write, so the position check needs no guard in the write, and
- * no document is copied: evolve is pure, and its answer becomes the store's.
+ * no document is copied: evolve is pure, and its answer becomes the store's. One function per
+ * projection, given the event as its context: nothing is allocated per event for it.
  */
-function projectInStep<D extends Document>(
-  collection: Collection<D & ProjectedDocument>,
-  id: string,
-  event: RecordedEvent,
-  spec: DocumentProjectionSpec<D>,
-): void {
-  collection.evolveOne?.(id, (current) => {
+function evolveInStep<D extends Document>(spec: DocumentProjectionSpec<D>) {
+  return (current: (D & ProjectedDocument) | null, id: string, event: RecordedEvent): (D & ProjectedDocument) | null | undefined => {
     if (current && current._position >= event.position) return undefined;
     const next = spec.evolve(current, event, id);
-    return next === null ? null : { ...next, _id: id, _position: event.position };
-  });
+    // Object.assign rather than a spread with extra keys: the same keys in the same order, and
+    // several times faster in V8, which matters once per event of a replay.
+    return next === null ? null : Object.assign({}, next, { _id: id, _position: event.position });
+  };
 }
 
 /** Attempts at a guarded write before giving up: each retry follows a write by another projector. */

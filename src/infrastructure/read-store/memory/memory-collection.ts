@@ -201,9 +201,9 @@ export class MemoryCollection implements Collection {
    * update allocates only what changed. A store made with `freezeHanded` freezes what it hands
    * to `evolve` first (tests: an evolve that changes its input then throws instead).
    */
-  evolveOne(id: string, evolve: (current: Document | null) => Document | null | undefined): void {
+  evolveOne<C>(id: string, context: C, evolve: (current: Document | null, id: string, context: C) => Document | null | undefined): void {
     const current = this.state.documents.get(id);
-    const next = evolve(current === undefined ? null : this.freezeHanded ? deepFreeze(current) : current);
+    const next = evolve(current === undefined ? null : this.freezeHanded ? deepFreeze(current) : current, id, context);
     if (next === undefined) return;
     if (next === null) {
       if (current) this.remove(current);
@@ -320,6 +320,35 @@ export class MemoryCollection implements Collection {
 
   /** Stores a document the store owns; every unique index is checked before anything changes. */
   private write(previous: Document | undefined, next: Document): void {
+    const unique = this.state.uniqueIndexes;
+    if (unique.size === 1) {
+      const [[name, index]] = unique;
+      index.ensureBuilt(() => this.state.documents.values());
+      if (this.moveScalarKey(name, index, previous, next)) {
+        this.writeUnchecked(previous, next);
+        return;
+      }
+    }
+    this.writeChecked(previous, next);
+  }
+
+  /**
+   * The common case of one unique index on one field holding a scalar in both versions: checked
+   * and moved without building key arrays. False when keysOf is needed (writeChecked then does it all).
+   */
+  private moveScalarKey(name: string, index: UniqueIndex, previous: Document | undefined, next: Document): boolean {
+    const key = index.scalarKeyOf(next);
+    const before = previous ? index.scalarKeyOf(previous) : null;
+    if (key === null || (previous && before === null)) return false;
+    // Most writes leave the indexed field as it was: this document owns that key already.
+    if (before === key) return true;
+    const owner = index.ownerOf(key);
+    if (owner !== undefined && owner !== next._id) throw uniqueViolation(this.name, next._id, name);
+    index.moveKey(next._id, before, key);
+    return true;
+  }
+
+  private writeChecked(previous: Document | undefined, next: Document): void {
     let planned: Array<[UniqueIndex, readonly string[], string[]]> | null = null;
     for (const [name, index] of this.state.uniqueIndexes) {
       index.ensureBuilt(() => this.state.documents.values());
@@ -336,6 +365,11 @@ export class MemoryCollection implements Collection {
         index.add(next, keys);
       }
     }
+    this.writeUnchecked(previous, next);
+  }
+
+  /** The write once the unique indexes agreed: the other indexes, the order, the document. */
+  private writeUnchecked(previous: Document | undefined, next: Document): void {
     for (const index of this.state.fieldIndexes.values()) {
       if (previous) index.update(previous, next);
       else index.add(next);

@@ -215,6 +215,28 @@ export class UniqueIndex {
     for (const doc of documents()) this.add(doc);
   }
 
+  /**
+   * The one key of a document whose single indexed field holds a scalar (the common case, with no
+   * array built per write); null when keysOf is needed.
+   */
+  scalarKeyOf(doc: Document): string | null {
+    if (this.field === null) return null;
+    const value = (doc as Record<string, unknown>)[this.field];
+    return value === null || typeof value !== 'object' ? singleKey(value) : null;
+  }
+
+  /** The document owning a key, if any. */
+  ownerOf(key: string): string | undefined {
+    return this.owners.get(key);
+  }
+
+  /** Moves a document's one key (scalarKeyOf) from `before` (null: it had none) to `key`. */
+  moveKey(id: string, before: string | null, key: string): void {
+    if (!this.built) return;
+    if (before !== null && this.owners.get(before) === id) this.owners.delete(before);
+    this.owners.set(key, id);
+  }
+
   keysOf(doc: Document): string[] {
     if (this.field !== null) {
       const value = (doc as Record<string, unknown>)[this.field];
