@@ -8,9 +8,10 @@
  * share, rather than as objects: a quarter fewer bytes to read and parse, and no key is parsed
  * per document. The documents keep their order (a narrowed query answers in insertion order).
  */
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Document } from '../read-store.port';
 import type { CapturedCollection } from './memory-read-store';
 
@@ -39,16 +40,27 @@ interface Header extends SnapshotOrigin {
 }
 
 /**
- * One line of documents of collection `c`: `k` the key lists, `r` the rows, each the index of its
- * key list and then the values in that order. `v` holds, per key list and key, the distinct
- * values of a key whose values repeat (a row then holds an index into them), or null.
+ * One line of documents of collection `c`: `k` the key lists; `r` the rows one after another in
+ * one array, each the index of its key list and then the values in that order (one array per
+ * line rather than per document: fewer objects for the collector while a start loads them).
+ * `e` says per key list and key how its values are written: INLINE, or, for a key whose strings
+ * repeat (an organization, permissions), as indexes into `t`, the line's strings, so that the
+ * documents loaded share one string each rather than each holding a copy.
  */
 interface Chunk {
   c: string;
   k: string[][];
-  v: Array<Array<unknown[] | null>>;
-  r: unknown[][];
+  e: ValueEncoding[][];
+  t: string[];
+  r: unknown[];
 }
+
+const INLINE = 0;
+/** A string, written as its index in the line's strings. */
+const STRING = 1;
+/** An array of strings, written as an array of their indexes. */
+const STRINGS = 2;
+type ValueEncoding = typeof INLINE | typeof STRING | typeof STRINGS;
 
 interface Trailer {
   end: true;
@@ -110,64 +122,62 @@ export async function writeSnapshot(file: string, origin: SnapshotOrigin, collec
 
 /**
  * The documents as rows under their key lists. A key holding undefined is left out, as JSON
- * leaves it out of an object (and as the store's reads drop it). A key whose values repeat (an
- * organization, a list of permissions) is written once per distinct value, and the documents
- * loaded share that value: the store never changes a document in place, so sharing is safe, and
- * a load allocates (and the collector copies) each repeated value once, not once per document.
+ * leaves it out of an object (and as the store's reads drop it).
  */
 function chunkOf(name: string, documents: readonly Document[]): Chunk {
   const shapes: string[][] = [];
   const bySignature = new Map<string, number>();
-  let last: { keys: string[]; shape: number } | null = null;
+  let lastShape = -1;
   const shaped = documents.map((doc) => {
     const keys = Object.keys(doc).filter((key) => doc[key] !== undefined);
     // Documents of a collection mostly share one key list: compared with the last one first.
-    let shape = last !== null && sameKeys(last.keys, keys) ? last.shape : bySignature.get(keys.join('\u0000'));
+    let shape: number | undefined = lastShape >= 0 && sameKeys(shapes[lastShape], keys) ? lastShape : bySignature.get(keys.join('\u0000'));
     if (shape === undefined) {
       shape = shapes.length;
       shapes.push(keys);
       bySignature.set(keys.join('\u0000'), shape);
     }
-    last = { keys: shapes[shape], shape };
+    lastShape = shape;
     return { doc, shape };
   });
-  const dictionaries = shapes.map((keys, shape) => {
-    const members = shaped.filter((entry) => entry.shape === shape).map((entry) => entry.doc);
-    return keys.map((key) => dictionaryOf(members.map((doc) => doc[key])));
+  const encodings = shapes.map((keys, shape) => {
+    const members = shaped.filter((entry) => entry.shape === shape);
+    return keys.map((key) => encodingOf(members.map(({ doc }) => doc[key])));
   });
-  const rows = shaped.map(({ doc, shape }) => {
-    const row: unknown[] = [shape];
-    shapes[shape].forEach((key, i) => row.push(dictionaries[shape][i]?.indexOf(doc[key]) ?? doc[key]));
-    return row;
-  });
-  return { c: name, k: shapes, v: dictionaries.map((columns) => columns.map((dictionary) => dictionary?.values ?? null)), r: rows };
-}
-
-/** Values worth sharing: strings too long for the engine to share itself, arrays and objects. */
-function shareable(value: unknown): boolean {
-  return (typeof value === 'string' && value.length > 10) || (typeof value === 'object' && value !== null);
+  const strings = new Map<string, number>();
+  const indexOf = (value: string): number => {
+    let index = strings.get(value);
+    if (index === undefined) strings.set(value, (index = strings.size));
+    return index;
+  };
+  const rows: unknown[] = [];
+  for (const { doc, shape } of shaped) {
+    rows.push(shape);
+    shapes[shape].forEach((key, i) => {
+      const value = doc[key];
+      const encoding = encodings[shape][i];
+      rows.push(encoding === STRING ? indexOf(value as string) : encoding === STRINGS ? (value as string[]).map(indexOf) : value);
+    });
+  }
+  return { c: name, k: shapes, e: encodings, t: [...strings.keys()], r: rows };
 }
 
 /**
- * The distinct values of one key, when at most half of them are distinct and worth sharing; an
- * equal value (by its JSON) is the same entry. Null when the key is written inline.
+ * STRING for a key whose values are all strings, STRINGS for one whose values are all arrays of
+ * strings, when at most half of those strings are distinct; else INLINE.
  */
-function dictionaryOf(column: readonly unknown[]): { values: unknown[]; indexOf(value: unknown): number } | null {
-  if (column.length < 2 || !column.some(shareable)) return null;
-  const signature = (value: unknown) => (typeof value === 'string' ? `s${value}` : `j${JSON.stringify(value)}`);
-  const index = new Map<string, number>();
-  const values: unknown[] = [];
-  for (let seen = 0; seen < column.length; seen++) {
-    const value = column[seen];
-    // A key whose first values are all distinct (an id, a hash) is not worth counting further.
-    if (seen === 16 && index.size === 16) return null;
-    const key = signature(value);
-    if (index.has(key)) continue;
-    if (index.size * 2 >= column.length) return null;
-    index.set(key, values.length);
-    values.push(value);
+function encodingOf(column: readonly unknown[]): ValueEncoding {
+  const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  const encoding = column.every((value) => typeof value === 'string') ? STRING : column.every(isStrings) ? STRINGS : INLINE;
+  if (encoding === INLINE || column.length < 2) return INLINE;
+  const all = encoding === STRING ? (column as string[]) : (column as string[][]).flat();
+  const seen = new Set<string>();
+  for (let i = 0; i < all.length; i++) {
+    seen.add(all[i]);
+    // Its first strings all distinct (an id, a hash): not worth counting further.
+    if (seen.size * 2 > all.length || (i === 15 && seen.size === 16)) return INLINE;
   }
-  return { values, indexOf: (value) => index.get(signature(value)) ?? -1 };
+  return encoding;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -191,7 +201,7 @@ async function syncDirectory(directory: string): Promise<void> {
 export async function readSnapshot(file: string, fingerprint: string): Promise<LoadedSnapshot | null> {
   let content: Buffer;
   try {
-    content = await fs.promises.readFile(file);
+    content = await readShared(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new UnusableSnapshot(`unreadable: ${(error as Error).message}`);
@@ -201,7 +211,7 @@ export async function readSnapshot(file: string, fingerprint: string): Promise<L
   const trailerStart = content.lastIndexOf(NEWLINE, content.length - 2) + 1;
   const trailer = parse(content.subarray(trailerStart).toString('utf8')) as Partial<Trailer> | null;
   if (trailerStart <= headerEnd || trailer?.end !== true || typeof trailer.sha256 !== 'string') throw new UnusableSnapshot('incomplete: it has no trailer');
-  const digest = webcrypto.subtle.digest('SHA-256', content.subarray(0, trailerStart));
+  const digest = sha256OffThread(content, trailerStart);
   let decoded: CapturedCollection[] | UnusableSnapshot;
   try {
     decoded = decodeBody(content, headerEnd + 1, trailerStart, header);
@@ -210,12 +220,49 @@ export async function readSnapshot(file: string, fingerprint: string): Promise<L
     decoded = error;
   }
   // A damaged file is reported as damaged, whatever its damage made of the lines.
-  if (Buffer.from(await digest).toString('hex') !== trailer.sha256) throw new UnusableSnapshot('damaged: its checksum does not match');
+  if ((await digest) !== trailer.sha256) throw new UnusableSnapshot('damaged: its checksum does not match');
   if (decoded instanceof UnusableSnapshot) throw decoded;
   return { position: header.position, eventId: header.eventId, fingerprint: header.fingerprint, collections: decoded, bytes: content.length };
 }
 
 const NEWLINE = 0x0a;
+
+/** The whole file in memory another thread can read too (the checksum's). */
+async function readShared(file: string): Promise<Buffer> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const content = Buffer.from(new SharedArrayBuffer(size));
+    for (let read = 0; read < size; ) {
+      const { bytesRead } = await handle.read(content, read, size - read, read);
+      if (bytesRead === 0) throw new Error(`it ended after ${read} of ${size} bytes`);
+      read += bytesRead;
+    }
+    return content;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Hashes the first `length` bytes of the shared buffer. Inline: no file to find beside the built code. */
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+parentPort.postMessage(createHash('sha256').update(new Uint8Array(workerData.buffer, 0, workerData.length)).digest('hex'));
+`;
+
+/**
+ * The sha256 (hex) of the first `length` bytes, computed by a worker thread while this thread
+ * parses the same bytes: on another core, the checksum costs a start nothing.
+ */
+function sha256OffThread(content: Buffer, length: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(HASH_WORKER, { eval: true, workerData: { buffer: content.buffer, length } });
+    worker.once('message', (hex: string) => resolve(hex));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the checksum's thread ended (${code}) without an answer`)));
+  });
+}
 
 function checkedHeader(parsed: unknown, fingerprint: string): Header {
   const header = parsed as Partial<Header> | null;
@@ -232,7 +279,11 @@ function checkedHeader(parsed: unknown, fingerprint: string): Header {
   return header as Header;
 }
 
-/** The chunk lines between the header and the trailer, as the collections the header lists. */
+/**
+ * The chunk lines between the header and the trailer, as the collections the header lists. (An
+ * array per collection, made into the store's Map by the restore afterwards: building the Map
+ * while parsing measured slower, the collector then tracing the growing Map.)
+ */
 function decodeBody(content: Buffer, from: number, to: number, header: Header): CapturedCollection[] {
   const byName = new Map<string, Document[]>(header.collections.map(({ name }) => [name, []]));
   let line = 1;
@@ -254,29 +305,46 @@ function decodeChunk(parsed: unknown, byName: Map<string, Document[]>, line: num
   const chunk = parsed as Partial<Chunk> | null;
   const documents = typeof chunk?.c === 'string' ? byName.get(chunk.c) : undefined;
   const shapes = chunk?.k;
-  const dictionaries = chunk?.v;
+  const encodings = chunk?.e;
+  const strings = chunk?.t;
   const rows = chunk?.r;
   const wellFormed =
     Array.isArray(shapes) &&
     shapes.every((keys) => Array.isArray(keys) && keys.every((key) => typeof key === 'string')) &&
-    Array.isArray(dictionaries) &&
-    dictionaries.length === shapes.length &&
-    dictionaries.every((columns, shape) => Array.isArray(columns) && columns.length === shapes[shape].length && columns.every((d) => d === null || Array.isArray(d)));
+    Array.isArray(encodings) &&
+    encodings.length === shapes.length &&
+    encodings.every((kinds, shape) => Array.isArray(kinds) && kinds.length === shapes[shape].length && kinds.every((kind) => kind === INLINE || kind === STRING || kind === STRINGS)) &&
+    Array.isArray(strings) &&
+    strings.every((value) => typeof value === 'string');
   if (!documents || !wellFormed || !Array.isArray(rows)) throw new UnusableSnapshot(`line ${line} is not a chunk of a listed collection`);
+  const stringAt = (index: unknown): string => {
+    const value = strings[index as number] as unknown;
+    if (typeof value !== 'string' || !Number.isInteger(index)) throw new UnusableSnapshot(`line ${line} refers to a string it does not hold`);
+    return value;
+  };
+  const valueOf = (value: unknown, encoding: ValueEncoding): unknown => {
+    if (encoding === INLINE) return value;
+    if (encoding === STRING) return stringAt(value);
+    if (!Array.isArray(value)) throw new UnusableSnapshot(`line ${line} holds a list of strings that is not one`);
+    const items: string[] = new Array<string>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = stringAt(value[i]);
+    return items;
+  };
   // A key named __proto__ set by assignment would set the prototype: such key lists define it.
   const defining = shapes.map((keys) => keys.includes('__proto__'));
-  for (const row of rows) {
-    const shape = Array.isArray(row) ? (row[0] as number) : -1;
-    const keys = shapes[shape] as string[] | undefined;
-    if (keys === undefined || keys.length !== row.length - 1) throw new UnusableSnapshot(`line ${line} holds a row of no listed key list`);
-    const columns = dictionaries[shape];
+  for (let at = 0; at < rows.length; ) {
+    const shape = rows[at++];
+    const keys = typeof shape === 'number' ? shapes[shape] : undefined;
+    if (keys === undefined || at + keys.length > rows.length) throw new UnusableSnapshot(`line ${line} holds a row of no listed key list`);
+    const kinds = encodings[shape as number];
     const doc: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const dictionary = columns[i];
-      const value = dictionary === null ? row[i + 1] : dictionary[row[i + 1] as number];
-      if (value === undefined) throw new UnusableSnapshot(`line ${line} refers to a value it does not hold`);
-      if (defining[shape]) Object.defineProperty(doc, keys[i], { value, enumerable: true, writable: true, configurable: true });
-      else doc[keys[i]] = value;
+    if (defining[shape as number]) {
+      keys.forEach((key, i) => Object.defineProperty(doc, key, { value: valueOf(rows[at++], kinds[i]), enumerable: true, writable: true, configurable: true }));
+    } else {
+      for (let i = 0; i < keys.length; i++) {
+        const kind = kinds[i];
+        doc[keys[i]] = kind === INLINE ? rows[at++] : valueOf(rows[at++], kind);
+      }
     }
     if (typeof doc._id !== 'string') throw new UnusableSnapshot(`line ${line} holds a document without a string _id`);
     documents.push(doc as Document);
