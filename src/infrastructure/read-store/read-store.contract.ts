@@ -340,6 +340,27 @@ function uniqueIndexes(ctx: Context): void {
     expect(ids(await users.find({}, { sort: { email: 1 } }))).toEqual(['u3', 'u5', 'u2']);
   });
 
+  it('keys a unique index on a field by each element of an array there, and tells a string from other values', async () => {
+    const name = ctx.name('aliases');
+    await ctx.store().ensureIndexes(name, [{ keys: { alias: 1 }, unique: true }]);
+    const aliases = ctx.store().collection(name);
+    await aliases.insertOne({ _id: 'a1', alias: 'one' });
+    await aliases.insertOne({ _id: 'a2', alias: ['two', 'three'] });
+    // Neither the number 1 nor the string "null" is the string "1" or a missing alias.
+    await aliases.insertOne({ _id: 'a3', alias: 1 });
+    await aliases.insertOne({ _id: 'a4', alias: '1' });
+    await aliases.insertOne({ _id: 'a5', alias: 'null' });
+    await aliases.insertOne({ _id: 'a6' });
+    await expect(aliases.insertOne({ _id: 'x1', alias: ['one', 'four'] })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(aliases.insertOne({ _id: 'x2', alias: 'three' })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(aliases.insertOne({ _id: 'x3', alias: null })).rejects.toBeInstanceOf(DuplicateKey);
+    await expect(aliases.insertOne({ _id: 'x4', alias: 1 })).rejects.toBeInstanceOf(DuplicateKey);
+    // A document keeps its own keys when it is rewritten, and gives back those it drops.
+    await aliases.replaceOne({ _id: 'a2' }, { _id: 'a2', alias: ['two', 'five'] });
+    await aliases.insertOne({ _id: 'a7', alias: 'three' });
+    expect(await aliases.count({})).toBe(7);
+  });
+
   it('enforces a compound unique index on the combination, with a missing field as null', async () => {
     const name = ctx.name('slugs');
     await ctx.store().ensureIndexes(name, [{ keys: { org: 1, slug: 1 }, unique: true }]);
