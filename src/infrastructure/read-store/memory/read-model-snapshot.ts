@@ -253,15 +253,16 @@ parentPort.postMessage(createHash('sha256').update(new Uint8Array(workerData.buf
 
 /**
  * The sha256 (hex) of the first `length` bytes, computed by a worker thread while this thread
- * parses the same bytes: on another core, the checksum costs a start nothing.
+ * parses the same bytes: on another core, the checksum costs a start nothing. Where no thread
+ * can be started, this thread computes it.
  */
 function sha256OffThread(content: Buffer, length: number): Promise<string> {
-  return new Promise((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const worker = new Worker(HASH_WORKER, { eval: true, workerData: { buffer: content.buffer, length } });
     worker.once('message', (hex: string) => resolve(hex));
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the checksum's thread ended (${code}) without an answer`)));
-  });
+  }).catch(() => createHash('sha256').update(content.subarray(0, length)).digest('hex'));
 }
 
 function checkedHeader(parsed: unknown, fingerprint: string): Header {
