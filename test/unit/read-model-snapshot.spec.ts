@@ -34,7 +34,10 @@ async function written(dir: string): Promise<string> {
 
 /** Rewrites the file's body with `change` and a trailer that matches it: damage the checksum cannot see. */
 function rewrite(file: string, change: (lines: string[]) => string[]): void {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   const body = change(lines.slice(0, -1))
     .map((line) => `${line}\n`)
     .join('');
@@ -105,7 +108,16 @@ describe('read-model snapshot file', () => {
 
   it('restores into a store whose unique index is read in by the first write, which it then holds to', async () => {
     const store = new MemoryReadStore();
-    store.restore([{ name: 'users', documents: [{ _id: 'u1', email: 'a@x' }, { _id: 'u2', email: 'b@x' }], uniqueIndexes: ['email_1'] }]);
+    store.restore([
+      {
+        name: 'users',
+        documents: [
+          { _id: 'u1', email: 'a@x' },
+          { _id: 'u2', email: 'b@x' },
+        ],
+        uniqueIndexes: ['email_1'],
+      },
+    ]);
     await store.ensureIndexes('users', [{ keys: { email: 1 }, unique: true }]);
     const users = store.collection('users');
     await expect(users.insertOne({ _id: 'u3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKey);
@@ -121,7 +133,15 @@ describe('read-model snapshot file', () => {
 
   it('builds a unique index at once over restored documents that did not satisfy it when captured', async () => {
     const store = new MemoryReadStore();
-    store.restore([{ name: 'users', documents: [{ _id: 'u1', email: 'a@x' }, { _id: 'u2', email: 'a@x' }] }]);
+    store.restore([
+      {
+        name: 'users',
+        documents: [
+          { _id: 'u1', email: 'a@x' },
+          { _id: 'u2', email: 'a@x' },
+        ],
+      },
+    ]);
     await expect(store.ensureIndexes('users', [{ keys: { email: 1 }, unique: true }])).rejects.toBeInstanceOf(DuplicateKey);
   });
 });

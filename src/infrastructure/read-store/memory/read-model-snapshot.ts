@@ -233,7 +233,7 @@ async function readShared(file: string): Promise<Buffer> {
   try {
     const { size } = await handle.stat();
     const content = Buffer.from(new SharedArrayBuffer(size));
-    for (let read = 0; read < size; ) {
+    for (let read = 0; read < size;) {
       const { bytesRead } = await handle.read(content, read, size - read, read);
       if (bytesRead === 0) throw new Error(`it ended after ${read} of ${size} bytes`);
       read += bytesRead;
@@ -272,7 +272,9 @@ function checkedHeader(parsed: unknown, fingerprint: string): Header {
   if (header.fingerprint !== fingerprint) throw new UnusableSnapshot('built by other projections (another release)');
   const listed = (entry: unknown): boolean => {
     const { name, documents, uniqueIndexes } = (entry ?? {}) as Partial<Header['collections'][number]>;
-    return typeof name === 'string' && typeof documents === 'number' && Array.isArray(uniqueIndexes) && uniqueIndexes.every((index) => typeof index === 'string');
+    return (
+      typeof name === 'string' && typeof documents === 'number' && Array.isArray(uniqueIndexes) && uniqueIndexes.every((index) => typeof index === 'string')
+    );
   };
   if (typeof header.position !== 'number' || typeof header.eventId !== 'string' || !Array.isArray(header.collections) || !header.collections.every(listed)) {
     throw new UnusableSnapshot('its header is incomplete');
@@ -314,7 +316,12 @@ function decodeChunk(parsed: unknown, byName: Map<string, Document[]>, line: num
     shapes.every((keys) => Array.isArray(keys) && keys.every((key) => typeof key === 'string')) &&
     Array.isArray(encodings) &&
     encodings.length === shapes.length &&
-    encodings.every((kinds, shape) => Array.isArray(kinds) && kinds.length === shapes[shape].length && kinds.every((kind) => kind === INLINE || kind === STRING || kind === STRINGS)) &&
+    encodings.every(
+      (kinds, shape) =>
+        Array.isArray(kinds) &&
+        kinds.length === shapes[shape].length &&
+        (kinds as unknown[]).every((kind) => kind === INLINE || kind === STRING || kind === STRINGS),
+    ) &&
     Array.isArray(strings) &&
     strings.every((value) => typeof value === 'string');
   if (!documents || !wellFormed || !Array.isArray(rows)) throw new UnusableSnapshot(`line ${line} is not a chunk of a listed collection`);
@@ -333,7 +340,7 @@ function decodeChunk(parsed: unknown, byName: Map<string, Document[]>, line: num
   };
   // A key named __proto__ set by assignment would set the prototype: such key lists define it.
   const defining = shapes.map((keys) => keys.includes('__proto__'));
-  for (let at = 0; at < rows.length; ) {
+  for (let at = 0; at < rows.length;) {
     const shape = rows[at++];
     const keys = typeof shape === 'number' ? shapes[shape] : undefined;
     if (keys === undefined || at + keys.length > rows.length) throw new UnusableSnapshot(`line ${line} holds a row of no listed key list`);

@@ -54,8 +54,10 @@ export const openBatchesProjection = typedDocumentProjection<BatchStarted | Batc
  * log anyway. -1 (the whole log) before the projection has a checkpoint.
  */
 export async function sagaCatchUpAfter(readStore: ReadStore, projections: ProjectionRunner): Promise<number> {
-  const checkpoint = await readStore.collection<{ _id: string; position: number }>(CHECKPOINTS).findOne({ _id: projections.checkpointOf(openBatchesProjection.name) });
+  const checkpoint = await readStore
+    .collection<{ _id: string; position: number }>(CHECKPOINTS)
+    .findOne({ _id: projections.checkpointOf(openBatchesProjection.name) });
   if (!checkpoint) return -1;
-  const [oldest] = await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find({}, { sort: { startedAtPosition: 1 }, limit: 1 });
+  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find({}, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
   return oldest ? Math.min(checkpoint.position, oldest.startedAtPosition - 1) : checkpoint.position;
 }

@@ -30,7 +30,14 @@ export class OrchestrationModule {
         { provide: PROVIDER_MODELS, useValue: plan.providerModels },
         {
           provide: TrialSaga,
-          useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock, readStore: ReadStore, projections: ProjectionRunner) =>
+          useFactory: (
+            eventStore: EventStore,
+            environment: TrialEnvironment,
+            logger: JsonLogger,
+            clock: Clock,
+            readStore: ReadStore,
+            projections: ProjectionRunner,
+          ) =>
             new TrialSaga(eventStore, plan.runner, environment, logger, {
               maxParallelTrials: plan.maxParallelTrials,
               clock,
