@@ -199,10 +199,12 @@ export class MemoryCollection implements Collection {
   /**
    * The read and the write in one synchronous step (see the port): no copy either way, so an
    * update allocates only what changed. A store made with `freezeHanded` freezes what it hands
-   * to `evolve` first (tests: an evolve that changes its input then throws instead).
+   * to `evolve` first, the document and the context (tests: an evolve that changes either, or
+   * answers part of them as its new document, then throws instead).
    */
   evolveOne<C>(id: string, context: C, evolve: (current: Document | null, id: string, context: C) => Document | null | undefined): void {
     const current = this.state.documents.get(id);
+    if (this.freezeHanded) deepFreeze(context);
     const next = evolve(current === undefined ? null : this.freezeHanded ? deepFreeze(current) : current, id, context);
     if (next === undefined) return;
     if (next === null) {
