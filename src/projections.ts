@@ -4,6 +4,7 @@ import { apiKeyProjection } from '#modules/auth/api-keys/api-key.projection';
 import { connectionProjection } from '#modules/connectors/connection.projection';
 import { environmentProjection } from '#modules/environment/environment.projection';
 import { batchProjection } from '#modules/evals/batches/batch.projection';
+import { openBatchesProjection } from '#modules/evals/orchestration/open-batches.projection';
 import { caseProjection } from '#modules/evals/cases/case.projection';
 import { runProjection } from '#modules/evals/runs/run.projection';
 import { trialDetailProjection } from '#modules/evals/runs/trial-detail.projection';
@@ -17,6 +18,7 @@ import { promptProjections } from '#modules/prompts/prompt.projections';
 export const allProjections: readonly Projection[] = [
   apiKeyProjection,
   batchProjection,
+  openBatchesProjection,
   runProjection,
   trialDetailProjection,
   caseProjection,

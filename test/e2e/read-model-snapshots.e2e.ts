@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readSnapshot, SNAPSHOT_FILE } from '#infrastructure/read-store/memory/read-model-snapshot';
+import { LoadedSnapshot, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_VERSION } from '#infrastructure/read-store/memory/read-model-snapshot';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { loadConfig } from '../../src/config';
 import { snapshotSettings } from '../../src/runtime';
@@ -113,15 +114,35 @@ describe('read-model snapshots of the embedded store', () => {
 
   it('ignores a snapshot of another format version', async () => {
     const file = path.join(dataDir, SNAPSHOT_FILE);
-    const text = fs.readFileSync(file, 'utf8').replace('"version":1,', '"version":0,');
+    const text = fs.readFileSync(file, 'utf8').replace(`"version":${SNAPSHOT_VERSION},`, '"version":99,');
     fs.writeFileSync(file, text);
     const server = await startInProcess(env(dataDir));
     try {
-      expect(logged(server, 'read-model snapshot ignored; replaying the whole event log')).toHaveLength(1);
+      expect(logged(server, 'read-model snapshot ignored; replaying the whole event log')[0]).toMatchObject({
+        reason: `format version 99, this release reads ${SNAPSHOT_VERSION}`,
+      });
       expect(await reads(server)).toEqual(before);
     } finally {
       await server.close();
     }
+  });
+
+  it('ignores a complete, valid snapshot of format version 1 (documents as objects) with a warning, not a crash', async () => {
+    const file = path.join(dataDir, SNAPSHOT_FILE);
+    const current = await readSnapshot(file, snapshotSettings(loadConfig({ ASSAY_DATA_DIR: dataDir })).fingerprint);
+    fs.writeFileSync(file, versionOneSnapshot(current));
+    const server = await startInProcess(env(dataDir));
+    try {
+      expect(logged(server, 'read-model snapshot ignored; replaying the whole event log')[0]).toMatchObject({
+        reason: `format version 1, this release reads ${SNAPSHOT_VERSION}`,
+      });
+      expect(logged(server, 'read models loaded from a snapshot')).toHaveLength(0);
+      expect(await reads(server)).toEqual(before);
+    } finally {
+      await server.close();
+    }
+    // The stop wrote the current version in its place.
+    expect((await readSnapshot(file, snapshotSettings(loadConfig({ ASSAY_DATA_DIR: dataDir })).fingerprint))?.position).toBe(current?.position);
   });
 
   it('holds no secret value, in any encoding a reader could search for', () => {
@@ -137,6 +158,29 @@ describe('read-model snapshots of the embedded store', () => {
     expect(fs.statSync(path.join(dataDir, SNAPSHOT_FILE)).mode & 0o077).toBe(0);
   });
 });
+
+/**
+ * The file the first release wrote (format version 1): JSON lines of a header, chunks of
+ * documents as objects (`{c, d}`) and the trailer's sha256, with what `snapshot` holds.
+ */
+function versionOneSnapshot(snapshot: LoadedSnapshot | null): string {
+  if (!snapshot) throw new Error('No snapshot to rewrite.');
+  const { position, eventId, fingerprint, collections } = snapshot;
+  const lines = [
+    JSON.stringify({
+      format: 'assay-read-models',
+      version: 1,
+      position,
+      eventId,
+      fingerprint,
+      createdAt: new Date().toISOString(),
+      collections: collections.map(({ name, documents }) => ({ name, documents: documents.length })),
+    }),
+    ...collections.filter(({ documents }) => documents.length > 0).map(({ name, documents }) => JSON.stringify({ c: name, d: documents })),
+  ];
+  const body = lines.map((line) => `${line}\n`).join('');
+  return `${body}${JSON.stringify({ end: true, sha256: createHash('sha256').update(body).digest('hex') })}\n`;
+}
 
 /** `assay projections rebuild` as a child process: its exit code and standard error. */
 function rebuild(dataDir: string): Promise<{ code: number | null; stderr: string }> {
@@ -167,7 +211,7 @@ describe('assay projections rebuild on the embedded store, while a server runs',
       expect((await server.client.call('auth.keys.list', {})).body).toEqual(listed);
 
       const config = loadConfig({ ASSAY_DATA_DIR: dataDir });
-      const written = readSnapshot(path.join(dataDir, SNAPSHOT_FILE), snapshotSettings(config).fingerprint);
+      const written = await readSnapshot(path.join(dataDir, SNAPSHOT_FILE), snapshotSettings(config).fingerprint);
       expect(written?.position).toBe(head);
       const fromSnapshot = new MemoryReadStore();
       fromSnapshot.restore(written?.collections ?? []);

@@ -20,7 +20,8 @@ export async function snapshot(store: ReadStore, collections?: readonly string[]
 
 /** Fresh read models from the whole log, as `assay projections rebuild` makes them. */
 export async function rebuildFromLog(eventStore: EventStore): Promise<ReadStore> {
-  const rebuilt = new MemoryReadStore();
+  // Frozen documents: a projection that changes the document it is given throws here.
+  const rebuilt = new MemoryReadStore({ freezeHanded: true });
   const runner = new ProjectionRunner(eventStore, rebuilt, allProjections, new JsonLogger('silent'));
   await runner.start();
   await runner.stop();
@@ -29,7 +30,7 @@ export async function rebuildFromLog(eventStore: EventStore): Promise<ReadStore>
 
 /** Read models from every event delivered twice, then the whole log once more: redelivery at its worst. */
 export async function replayTwice(eventStore: EventStore): Promise<ReadStore> {
-  const store = new MemoryReadStore();
+  const store = new MemoryReadStore({ freezeHanded: true });
   const runner = new ProjectionRunner(eventStore, store, allProjections, new JsonLogger('silent'));
   await runner.ensureIndexes();
   const events = await eventStore.readAll();

@@ -8,6 +8,8 @@ interface Waiter {
 /** Callers waiting for a consumer to reach a log position (read-your-writes, readiness). */
 export class PositionWaiters {
   private waiting: Waiter[] = [];
+  /** The lowest position waited for: an event before it resolves nobody (checked per event). */
+  private lowest = Number.POSITIVE_INFINITY;
 
   waitFor(position: number, current: number, timeoutMs: number): Promise<boolean> {
     if (current >= position) return Promise.resolve(true);
@@ -16,15 +18,17 @@ export class PositionWaiters {
       if (Number.isFinite(timeoutMs)) {
         waiter.timer = setTimeout(() => {
           this.waiting = this.waiting.filter((other) => other !== waiter);
+          this.lowest = lowestOf(this.waiting);
           resolve(false);
         }, timeoutMs);
       }
       this.waiting.push(waiter);
+      this.lowest = Math.min(this.lowest, position);
     });
   }
 
   reached(position: number): void {
-    if (this.waiting.length === 0) return;
+    if (position < this.lowest) return;
     const still: Waiter[] = [];
     for (const waiter of this.waiting) {
       if (waiter.position <= position) {
@@ -33,6 +37,7 @@ export class PositionWaiters {
       } else still.push(waiter);
     }
     this.waiting = still;
+    this.lowest = lowestOf(still);
   }
 
   rejectAll(error: Error): void {
@@ -41,5 +46,10 @@ export class PositionWaiters {
       waiter.reject(error);
     }
     this.waiting = [];
+    this.lowest = Number.POSITIVE_INFINITY;
   }
+}
+
+function lowestOf(waiting: readonly Waiter[]): number {
+  return waiting.reduce((lowest, waiter) => Math.min(lowest, waiter.position), Number.POSITIVE_INFINITY);
 }

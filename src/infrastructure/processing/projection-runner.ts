@@ -6,6 +6,11 @@ import { PositionWaiters } from './position-waiters';
 
 export const CHECKPOINTS = 'checkpoints';
 const CHECKPOINT_EVERY = 500;
+/**
+ * While catching up (a start's replay): a checkpoint is one write per projection, and a crash
+ * meanwhile only means the events since the last one are delivered again, changing nothing.
+ */
+const CHECKPOINT_EVERY_CATCHING_UP = 5_000;
 const CHECKPOINT_DELAY_MS = 100;
 
 /** A projection, how many events it has applied since the runner started, and where its checkpoint stood then. */
@@ -167,7 +172,9 @@ export class ProjectionRunner {
   private async consume(subscription: AllSubscription): Promise<void> {
     try {
       for await (const event of subscription) {
-        await this.handle(event);
+        // Most events are applied synchronously (the in-memory store): no promise to wait for.
+        const applying = this.apply(event);
+        if (applying) await applying;
       }
     } catch (error) {
       this.failure = error instanceof Error ? error : new Error(String(error));
@@ -180,16 +187,14 @@ export class ProjectionRunner {
   }
 
   /**
-   * The checkpoint is written every CHECKPOINT_EVERY events and shortly after the last one, not
-   * per event: documents guard themselves by position, so a checkpoint that lags only means a
-   * few events are delivered again after a restart, and they change nothing.
+   * The checkpoint is written every CHECKPOINT_EVERY events (CHECKPOINT_EVERY_CATCHING_UP while
+   * catching up) and shortly after the last one, not per event: documents guard themselves by
+   * position, so a checkpoint that lags only means a few events are delivered again after a
+   * restart, and they change nothing. A promise only when it writes one now.
    */
-  private async scheduleCheckpoint(): Promise<void> {
+  private scheduleCheckpoint(): Promise<void> | undefined {
     this.sinceCheckpoint += 1;
-    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) {
-      await this.writeCheckpoint();
-      return;
-    }
+    if (this.sinceCheckpoint >= (this.caughtUp ? CHECKPOINT_EVERY : CHECKPOINT_EVERY_CATCHING_UP)) return this.writeCheckpoint();
     this.checkpointTimer ??= setTimeout(() => {
       this.checkpointTimer = null;
       this.writeCheckpoint().catch((error: unknown) =>
@@ -219,9 +224,41 @@ export class ProjectionRunner {
 
   /** Applies one event to every projection that handles it, then moves the checkpoint. */
   async handle(event: RecordedEvent): Promise<void> {
-    this.inEvent = true;
+    await this.apply(event);
+  }
+
+  /**
+   * handle(), synchronous as long as every projection applies the event synchronously (a
+   * projection into the in-memory store): a promise only from the first that answers one.
+   */
+  private apply(event: RecordedEvent): Promise<void> | undefined {
+    const entries = this.byType.get(event.type);
+    if (entries) {
+      this.inEvent = true;
+      for (let index = 0; index < entries.length; index++) {
+        const entry = entries[index];
+        if (event.position <= entry.from) continue;
+        let applying: Promise<void> | void;
+        try {
+          applying = entry.projection.project(event, this.readStore);
+        } catch (error) {
+          this.inEvent = false;
+          throw error;
+        }
+        if (applying) return this.applyLater(event, entries, index, applying);
+        entry.applied += 1;
+      }
+      this.inEvent = false;
+    }
+    return this.moveOn(event);
+  }
+
+  /** The rest of apply() once a projection answered a promise: each projection in turn, awaited. */
+  private async applyLater(event: RecordedEvent, entries: readonly ProjectionEntry[], index: number, applying: Promise<void>): Promise<void> {
     try {
-      for (const entry of this.byType.get(event.type) ?? []) {
+      await applying;
+      entries[index].applied += 1;
+      for (const entry of entries.slice(index + 1)) {
         if (event.position <= entry.from) continue;
         await entry.projection.project(event, this.readStore);
         entry.applied += 1;
@@ -229,9 +266,20 @@ export class ProjectionRunner {
     } finally {
       this.inEvent = false;
     }
+    await this.moveOn(event);
+  }
+
+  /** After an event is applied: the position, the checkpoint, the log line, the observers and the waiters. */
+  private moveOn(event: RecordedEvent): Promise<void> | undefined {
     // A redelivered older event never moves the checkpoint back.
     this.processed = Math.max(this.processed, event.position);
-    await this.scheduleCheckpoint();
+    const checkpoint = this.scheduleCheckpoint();
+    if (checkpoint) return checkpoint.then(() => this.announce(event));
+    this.announce(event);
+    return undefined;
+  }
+
+  private announce(event: RecordedEvent): void {
     this.handledSinceStart += 1;
     if (this.handledSinceStart % 50000 === 0) {
       this.logger.info('projecting events', { events: this.handledSinceStart, position: event.position });

@@ -47,7 +47,7 @@ export class ReadModelSnapshots {
     if (this.settings.every === 0) return;
     const started = Date.now();
     try {
-      const loaded = readSnapshot(this.settings.file, this.settings.fingerprint);
+      const loaded = await readSnapshot(this.settings.file, this.settings.fingerprint);
       if (loaded === null) return;
       const atPosition = (await eventStore.readAll({ after: loaded.position - 1, maxCount: 1 })).at(0);
       if (atPosition?.position !== loaded.position || atPosition.id !== loaded.eventId) {
@@ -114,6 +114,6 @@ function atPosition(collections: CapturedCollection[], runner: ProjectionRunner,
     if (collection.name !== CHECKPOINTS) return collection;
     const own = new Set(runner.checkpointIds());
     const others = collection.documents.filter((doc) => !own.has(doc._id));
-    return { name: CHECKPOINTS, documents: [...others, ...[...own].map((_id) => ({ _id, position }))] };
+    return { ...collection, documents: [...others, ...[...own].map((_id) => ({ _id, position }))] };
   });
 }

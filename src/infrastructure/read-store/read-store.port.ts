@@ -62,6 +62,16 @@ export interface Collection<T extends Document = Document> {
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
   deleteOne(filter: Filter): Promise<number>;
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * Offered only by a store whose writes are synchronous (the in-memory one): reads the document
+   * with that `_id` and writes what `evolve` makes of it, in one step, so no other write can come
+   * between the read and the write and no guard or retry is needed. `evolve` gets the stored
+   * document itself (null when absent), which it must not change, with the `id` and the
+   * `context` given (so that a caller needs no closure per call), and answers a new document
+   * (stored as given, not copied: nobody may change it afterwards, nor what it shares with the
+   * stored one or the event), null to delete it, or undefined to leave it as it is.
+   */
+  evolveOne?<C>(id: string, context: C, evolve: (current: T | null, id: string, context: C) => T | null | undefined): void;
 }
 
 export interface ReadStore {

@@ -241,7 +241,9 @@ interface AppendOutcome {
  * wakes it at once; appends by other processes are noticed by polling the file.
  */
 class SqliteAllSubscription implements AllSubscription {
-  private readonly buffered: RecordedEvent[] = [];
+  /** The page being delivered and the next event's place in it: no shift() per event. */
+  private page: RecordedEvent[] = [];
+  private next = 0;
   private closed = false;
   private wakeWaiter: (() => void) | undefined;
 
@@ -254,7 +256,7 @@ class SqliteAllSubscription implements AllSubscription {
 
   [Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
     return {
-      next: () => this.next(),
+      next: () => this.nextEvent(),
       return: async () => {
         await this.close();
         return { done: true, value: undefined };
@@ -273,9 +275,9 @@ class SqliteAllSubscription implements AllSubscription {
     this.onClose();
   }
 
-  private async next(): Promise<IteratorResult<RecordedEvent>> {
+  private async nextEvent(): Promise<IteratorResult<RecordedEvent>> {
     while (!this.closed) {
-      const event = this.buffered.shift() ?? this.fetchPage();
+      const event = this.next < this.page.length ? this.page[this.next++] : this.fetchPage();
       if (event) return { done: false, value: event };
       await this.waitForNews();
     }
@@ -286,8 +288,9 @@ class SqliteAllSubscription implements AllSubscription {
     const page = this.readPage(this.cursor);
     if (page.length === 0) return undefined;
     this.cursor = page[page.length - 1].position;
-    this.buffered.push(...page);
-    return this.buffered.shift();
+    this.page = page;
+    this.next = 1;
+    return page[0];
   }
 
   private waitForNews(): Promise<void> {

@@ -19,11 +19,37 @@ export interface CollectionState {
   readonly fieldIndexes: Map<string, FieldIndex>;
   /** By each declared index's trailing keys within its leading ones: what serves a sorted page. */
   readonly sortedIndexes: Map<string, SortedIndex>;
-  /** Insertion order, so that a narrowed query answers in the same order as a full scan. */
-  readonly sequence: Map<string, number>;
+  /**
+   * Insertion order, so that a narrowed query answers in the same order as a full scan. Built on
+   * the first query that needs it (null until then): `documents` iterates in the same order (a
+   * replaced document keeps its place, a deleted one leaves it), so nothing is lost by waiting.
+   */
+  sequence: Map<string, number> | null;
   nextSequence: number;
+  /** Unique indexes the documents restored from a snapshot satisfied when it was taken. */
+  satisfied: ReadonlySet<string>;
   /** MongoDB creates a collection on its first write or index, not on a read. */
   exists: boolean;
+}
+
+/** The insertion order of every document, numbered from the documents' own order the first time it is needed. */
+export function sequences(state: CollectionState): Map<string, number> {
+  if (state.sequence === null) {
+    const sequence = new Map<string, number>();
+    let next = 0;
+    for (const id of state.documents.keys()) sequence.set(id, next++);
+    state.sequence = sequence;
+    state.nextSequence = next;
+  }
+  return state.sequence;
+}
+
+const NO_KEYS: readonly string[] = [];
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A fresh object each time, so that a caller changing a result cannot change the next one. */
@@ -55,6 +81,23 @@ function withId(doc: Record<string, unknown>, id: string): Document {
   return result;
 }
 
+/**
+ * Whether `doc` holds every field's value, for a filter of top-level fields with string, number
+ * or boolean values (an array field matches when it holds the value, as in MongoDB); undefined
+ * for any other filter.
+ */
+function matchesPlainValues(filter: Filter, doc: Document): boolean | undefined {
+  let matches = true;
+  for (const field in filter) {
+    const value = filter[field];
+    const kind = typeof value;
+    if ((kind !== 'string' && kind !== 'number' && kind !== 'boolean') || field.startsWith('$') || field.includes('.')) return undefined;
+    const held = doc[field];
+    if (held !== value && !(Array.isArray(held) && held.includes(value))) matches = false;
+  }
+  return matches;
+}
+
 function applyUpdate(target: Document, update: Update, inserting: boolean): void {
   for (const [operator, args] of Object.entries(update)) {
     if (!operator.startsWith('$')) {
@@ -73,6 +116,7 @@ export class MemoryCollection implements Collection {
   constructor(
     readonly name: string,
     private readonly state: CollectionState,
+    private readonly freezeHanded = false,
   ) {}
 
   async findOne(filter: Filter): Promise<Document | null> {
@@ -164,6 +208,25 @@ export class MemoryCollection implements Collection {
   }
 
   /**
+   * The read and the write in one synchronous step (see the port): no copy either way, so an
+   * update allocates only what changed. A store made with `freezeHanded` freezes what it hands
+   * to `evolve` first, the document and the context (tests: an evolve that changes either, or
+   * answers part of them as its new document, then throws instead).
+   */
+  evolveOne<C>(id: string, context: C, evolve: (current: Document | null, id: string, context: C) => Document | null | undefined): void {
+    const current = this.state.documents.get(id);
+    if (this.freezeHanded) deepFreeze(context);
+    const next = evolve(current === undefined ? null : this.freezeHanded ? deepFreeze(current) : current, id, context);
+    if (next === undefined) return;
+    if (next === null) {
+      if (current) this.remove(current);
+      return;
+    }
+    if (next._id !== id) throw immutableId(this.name, id);
+    this.write(current, next);
+  }
+
+  /**
    * A sorted page read along a sorted index: from the keyset cursor, testing documents in order
    * until the page is full. Null when no index serves this filter and sort.
    */
@@ -189,7 +252,8 @@ export class MemoryCollection implements Collection {
   }
 
   private *withSequences(): Generator<[Document, number]> {
-    for (const [id, doc] of this.state.documents) yield [doc, this.state.sequence.get(id) ?? 0];
+    const sequence = sequences(this.state);
+    for (const [id, doc] of this.state.documents) yield [doc, sequence.get(id) ?? 0];
   }
 
   /** The stored document (not a copy) a filter with a string `_id` can only mean, if it matches. */
@@ -197,8 +261,10 @@ export class MemoryCollection implements Collection {
     const doc = this.state.documents.get(id);
     if (!doc) return undefined;
     for (const field in filter) {
-      // Only a filter with conditions besides `_id` pays for testing them.
-      if (field !== '_id') return compileFilter(filter)(doc) ? doc : undefined;
+      if (field === '_id') continue;
+      // Only a filter with conditions besides `_id` pays for testing them; plain values (the
+      // projections' `{_id, _position}`) are compared here, without compiling the filter.
+      return (matchesPlainValues(filter, doc) ?? compileFilter(filter)(doc)) ? doc : undefined;
     }
     return doc;
   }
@@ -230,18 +296,20 @@ export class MemoryCollection implements Collection {
       if (ids !== null && (narrowest === null || ids.length < narrowest.length)) narrowest = ids;
     }
     if (narrowest === null) return this.state.documents.values();
-    const order = this.state.sequence;
-    const documentOf = (id: string): Document => {
-      const doc = this.state.documents.get(id);
-      if (doc === undefined) throw new Error(`memory read store: index names a missing document ${id}`);
-      return doc;
-    };
+    if (narrowest.length <= 1) return narrowest.map((id) => this.documentOf(id));
+    const order = sequences(this.state);
     const sequenceOf = (id: string): number => {
       const sequence = order.get(id);
       if (sequence === undefined) throw new Error(`memory read store: document ${id} has no insertion sequence`);
       return sequence;
     };
-    return narrowest.sort((a, b) => sequenceOf(a) - sequenceOf(b)).map(documentOf);
+    return narrowest.sort((a, b) => sequenceOf(a) - sequenceOf(b)).map((id) => this.documentOf(id));
+  }
+
+  private documentOf(id: string): Document {
+    const doc = this.state.documents.get(id);
+    if (doc === undefined) throw new Error(`memory read store: index names a missing document ${id}`);
+    return doc;
   }
 
   private modify(current: Document, update: Update): UpdateResult {
@@ -265,28 +333,69 @@ export class MemoryCollection implements Collection {
 
   /** Stores a document the store owns; every unique index is checked before anything changes. */
   private write(previous: Document | undefined, next: Document): void {
-    const planned: Array<[UniqueIndex, string[]]> = [];
+    const unique = this.state.uniqueIndexes;
+    if (unique.size === 1) {
+      const [[name, index]] = unique;
+      index.ensureBuilt(() => this.state.documents.values());
+      if (this.moveScalarKey(name, index, previous, next)) {
+        this.writeUnchecked(previous, next);
+        return;
+      }
+    }
+    this.writeChecked(previous, next);
+  }
+
+  /**
+   * The common case of one unique index on one field holding a scalar in both versions: checked
+   * and moved without building key arrays. False when keysOf is needed (writeChecked then does it all).
+   */
+  private moveScalarKey(name: string, index: UniqueIndex, previous: Document | undefined, next: Document): boolean {
+    const key = index.scalarKeyOf(next);
+    const before = previous ? index.scalarKeyOf(previous) : null;
+    if (key === null || (previous && before === null)) return false;
+    // Most writes leave the indexed field as it was: this document owns that key already.
+    if (before === key) return true;
+    const owner = index.ownerOf(key);
+    if (owner !== undefined && owner !== next._id) throw uniqueViolation(this.name, next._id, name);
+    index.moveKey(next._id, before, key);
+    return true;
+  }
+
+  private writeChecked(previous: Document | undefined, next: Document): void {
+    let planned: Array<[UniqueIndex, readonly string[], string[]]> | null = null;
     for (const [name, index] of this.state.uniqueIndexes) {
+      index.ensureBuilt(() => this.state.documents.values());
       const keys = index.keysOf(next);
+      const before = previous ? index.keysOf(previous) : NO_KEYS;
+      // Most writes leave the indexed fields as they were: this document owns those keys already.
+      if (sameKeys(before, keys)) continue;
       if (index.conflicts(keys, next._id)) throw uniqueViolation(this.name, next._id, name);
-      planned.push([index, keys]);
+      (planned ??= []).push([index, before, keys]);
     }
-    for (const [index, keys] of planned) {
-      const before = previous ? index.keysOf(previous) : [];
-      // Most writes leave the indexed fields as they were: nothing to re-index then.
-      if (before.length === keys.length && before.every((key, i) => key === keys[i])) continue;
-      if (previous) index.remove(previous, before);
-      index.add(next, keys);
+    if (planned) {
+      for (const [index, before, keys] of planned) {
+        if (previous) index.remove(previous, before);
+        index.add(next, keys);
+      }
     }
+    this.writeUnchecked(previous, next);
+  }
+
+  /** The write once the unique indexes agreed: the other indexes, the order, the document. */
+  private writeUnchecked(previous: Document | undefined, next: Document): void {
     for (const index of this.state.fieldIndexes.values()) {
       if (previous) index.update(previous, next);
       else index.add(next);
     }
-    if (!previous) this.state.sequence.set(next._id, this.state.nextSequence++);
-    const sequence = this.state.sequence.get(next._id) ?? 0;
-    for (const index of this.state.sortedIndexes.values()) {
-      if (previous) index.update(next, sequence);
-      else index.add(next, sequence);
+    // Without a sequence yet, no sorted index is built either: they number documents from it.
+    const order = this.state.sequence;
+    if (order) {
+      if (!previous) order.set(next._id, this.state.nextSequence++);
+      const sequence = order.get(next._id) ?? 0;
+      for (const index of this.state.sortedIndexes.values()) {
+        if (previous) index.update(next, sequence);
+        else index.add(next, sequence);
+      }
     }
     this.state.documents.set(next._id, next);
     this.state.exists = true;
@@ -296,7 +405,7 @@ export class MemoryCollection implements Collection {
     for (const index of this.state.uniqueIndexes.values()) index.remove(doc);
     for (const index of this.state.fieldIndexes.values()) index.remove(doc);
     for (const index of this.state.sortedIndexes.values()) index.remove(doc);
-    this.state.sequence.delete(doc._id);
+    this.state.sequence?.delete(doc._id);
     this.state.documents.delete(doc._id);
   }
 }

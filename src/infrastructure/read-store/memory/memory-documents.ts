@@ -16,16 +16,26 @@ function isPlainObject(value: unknown): value is Plain {
 
 /**
  * Deep copy, several times faster than structuredClone on small JSON documents (the replay hot
- * path). Keys holding `undefined` are dropped, as the MongoDB adapter's driver does.
+ * path). Keys holding `undefined` are dropped, as the MongoDB adapter's driver does. `for...in`
+ * rather than Object.keys: no array of keys per object, and a plain object inherits no
+ * enumerable key.
  */
 export function deepCopy<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return (value as unknown[]).map((item) => (item === undefined ? null : deepCopy(item))) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    const copy: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      copy[i] = item === undefined ? null : deepCopy(item);
+    }
+    return copy as T;
+  }
   if (!isPlainObject(value)) return structuredClone(value);
   const copy: Plain = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     const field = value[key];
-    if (field !== undefined) copy[key] = deepCopy(field);
+    if (field !== undefined) copy[key] = typeof field === 'object' && field !== null ? deepCopy(field) : field;
   }
   return copy as T;
 }
@@ -173,20 +183,69 @@ export function indexName(spec: IndexSpec): string {
  * A unique index: which `_id` owns each key. As in MongoDB a missing field indexes as null, and
  * an array field contributes one key per element. Compound keys cross every reached value, which
  * is stricter than MongoDB only for several fields under one array of subdocuments.
+ *
+ * A string value of a single top-level field is its own key (the document's string, whose hash
+ * the engine keeps): no key is built per write. Every other value is keyed by NUL and its JSON,
+ * which no string's own key can equal (a string starting with NUL is keyed the same way, and its
+ * JSON starts with a quote, which no other value's does).
  */
 export class UniqueIndex {
   private readonly owners = new Map<string, string>();
   private readonly paths: string[][];
+  private readonly field: string | null;
+  /** False while the documents it covers are known to satisfy it but have not been read into it. */
+  private built = true;
 
   constructor(spec: IndexSpec) {
     this.paths = Object.keys(spec.keys).map((field) => field.split('.'));
+    this.field = this.paths.length === 1 && this.paths[0].length === 1 ? this.paths[0][0] : null;
+  }
+
+  /**
+   * An index over documents that satisfied it when they were captured (a snapshot): they are
+   * read into it by the first write that needs it, not now.
+   */
+  static deferred(spec: IndexSpec): UniqueIndex {
+    const index = new UniqueIndex(spec);
+    index.built = false;
+    return index;
+  }
+
+  /** Reads the documents into a deferred index; nothing once it is built. */
+  ensureBuilt(documents: () => Iterable<Document>): void {
+    if (this.built) return;
+    this.built = true;
+    for (const doc of documents()) this.add(doc);
+  }
+
+  /**
+   * The one key of a document whose single indexed field holds a scalar (the common case, with no
+   * array built per write); null when keysOf is needed.
+   */
+  scalarKeyOf(doc: Document): string | null {
+    if (this.field === null) return null;
+    const value = (doc as Record<string, unknown>)[this.field];
+    return value === null || typeof value !== 'object' ? singleKey(value) : null;
+  }
+
+  /** The document owning a key, if any. */
+  ownerOf(key: string): string | undefined {
+    return this.owners.get(key);
+  }
+
+  /** Moves a document's one key (scalarKeyOf) from `before` (null: it had none) to `key`. */
+  moveKey(id: string, before: string | null, key: string): void {
+    if (!this.built) return;
+    if (before !== null && this.owners.get(before) === id) this.owners.delete(before);
+    this.owners.set(key, id);
   }
 
   keysOf(doc: Document): string[] {
-    // The common case, one top-level scalar field, without building intermediate arrays.
-    if (this.paths.length === 1 && this.paths[0].length === 1) {
-      const value = (doc as Record<string, unknown>)[this.paths[0][0]];
-      if (value === null || value === undefined || typeof value !== 'object') return [JSON.stringify(value ?? null)];
+    if (this.field !== null) {
+      const value = (doc as Record<string, unknown>)[this.field];
+      // The common case, one scalar, without building intermediate arrays.
+      if (value === null || typeof value !== 'object') return [singleKey(value)];
+      return [...new Set(valuesAt(value, []).map(singleKey))];
     }
     let keys: unknown[][] = [[]];
     for (const path of this.paths) {
@@ -199,17 +258,20 @@ export class UniqueIndex {
 
   /** True when another document already owns one of these keys. */
   conflicts(keys: readonly string[], id: string): boolean {
-    return keys.some((key) => {
+    for (const key of keys) {
       const owner = this.owners.get(key);
-      return owner !== undefined && owner !== id;
-    });
+      if (owner !== undefined && owner !== id) return true;
+    }
+    return false;
   }
 
   add(doc: Document, keys: readonly string[] = this.keysOf(doc)): void {
+    if (!this.built) return;
     for (const key of keys) this.owners.set(key, doc._id);
   }
 
   remove(doc: Document, keys: readonly string[] = this.keysOf(doc)): void {
+    if (!this.built) return;
     for (const key of keys) {
       if (this.owners.get(key) === doc._id) this.owners.delete(key);
     }
@@ -237,6 +299,12 @@ function fieldTest(condition: unknown): FieldTest | null {
   const checks = bounds.map(([operator, bound]) => [RANGES[operator], bound as number] as const);
   // A number compares directly; anything else (an array, a string, nothing) as MongoDB says, through mingo.
   return (held) => (Number.isFinite(held) ? checks.every(([check, bound]) => check(held as number, bound)) : undefined);
+}
+
+/** The key of one value of a single-field index: a string itself, anything else NUL and its JSON. */
+function singleKey(value: unknown): string {
+  if (typeof value === 'string' && value.charCodeAt(0) !== 0) return value;
+  return `\u0000${value === EMPTY_ARRAY ? '[]' : JSON.stringify(value ?? null)}`;
 }
 
 /**

@@ -13,16 +13,28 @@ import { SortedIndex } from './sorted-index';
 export interface CapturedCollection {
   name: string;
   documents: Document[];
+  /** The unique indexes (by name) the documents satisfied when they were captured. */
+  uniqueIndexes?: string[];
+}
+
+export interface MemoryReadStoreOptions {
+  /**
+   * Freeze every stored document before a projection's evolve sees it (evolveOne hands over the
+   * stored object, not a copy): for tests, so that an evolve that changes its input throws.
+   */
+  freezeHanded?: boolean;
 }
 
 export class MemoryReadStore implements ReadStore {
   private readonly states = new Map<string, CollectionState>();
   private readonly handles = new Map<string, MemoryCollection>();
 
+  constructor(private readonly options: MemoryReadStoreOptions = {}) {}
+
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) {
-      handle = new MemoryCollection(name, this.state(name));
+      handle = new MemoryCollection(name, this.state(name), this.options.freezeHanded);
       this.handles.set(name, handle);
     }
     // The store keeps whatever it is given; T only describes what callers put in.
@@ -37,6 +49,12 @@ export class MemoryReadStore implements ReadStore {
       this.sortedSuffixes(state, spec);
       const name = indexName(spec);
       if (!spec.unique || state.uniqueIndexes.has(name)) continue;
+      // Restored documents that satisfied this index when captured are read into it by the first
+      // write, not now: a start from a snapshot does not wait for it.
+      if (state.satisfied.has(name)) {
+        state.uniqueIndexes.set(name, UniqueIndex.deferred(spec));
+        continue;
+      }
       const index = new UniqueIndex(spec);
       // Like MongoDB, building a unique index over existing duplicates fails and leaves no index.
       for (const doc of state.documents.values()) {
@@ -79,7 +97,9 @@ export class MemoryReadStore implements ReadStore {
    * capture is of one moment between two events.
    */
   capture(): CapturedCollection[] {
-    return [...this.states].filter(([, state]) => state.exists).map(([name, state]) => ({ name, documents: [...state.documents.values()] }));
+    return [...this.states]
+      .filter(([, state]) => state.exists)
+      .map(([name, state]) => ({ name, documents: [...state.documents.values()], uniqueIndexes: [...state.uniqueIndexes.keys()] }));
   }
 
   /**
@@ -87,14 +107,12 @@ export class MemoryReadStore implements ReadStore {
    * snapshot file, which nobody else holds). Indexes come afterwards from ensureIndexes.
    */
   restore(collections: readonly CapturedCollection[]): void {
-    for (const { name, documents } of collections) {
+    for (const { name, documents, uniqueIndexes } of collections) {
       const state = this.state(name);
       if (state.documents.size > 0) throw new Error(`Cannot restore "${name}" over documents already there.`);
       state.exists = true;
-      for (const doc of documents) {
-        state.sequence.set(doc._id, state.nextSequence++);
-        state.documents.set(doc._id, doc);
-      }
+      for (const doc of documents) state.documents.set(doc._id, doc);
+      state.satisfied = new Set(uniqueIndexes);
     }
   }
 
@@ -115,8 +133,9 @@ export class MemoryReadStore implements ReadStore {
     moveEntries(source.uniqueIndexes, target.uniqueIndexes);
     moveEntries(source.fieldIndexes, target.fieldIndexes);
     moveEntries(source.sortedIndexes, target.sortedIndexes);
-    moveEntries(source.sequence, target.sequence);
+    target.sequence = source.sequence;
     target.nextSequence = source.nextSequence;
+    target.satisfied = source.satisfied;
     target.exists = true;
     empty(source);
   }
@@ -149,8 +168,9 @@ export class MemoryReadStore implements ReadStore {
         uniqueIndexes: new Map(),
         fieldIndexes: new Map(),
         sortedIndexes: new Map(),
-        sequence: new Map(),
+        sequence: null,
         nextSequence: 0,
+        satisfied: new Set(),
         exists: false,
       };
       this.states.set(name, state);
@@ -164,7 +184,9 @@ function empty(state: CollectionState): void {
   state.uniqueIndexes.clear();
   state.fieldIndexes.clear();
   state.sortedIndexes.clear();
-  state.sequence.clear();
+  state.sequence = null;
+  state.nextSequence = 0;
+  state.satisfied = new Set();
   state.exists = false;
 }
 

@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
+import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
+import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { Clock, CLOCK } from '#shared/clock';
 import { ConnectorsModule } from '../../connectors/connectors.module';
@@ -7,6 +9,7 @@ import { EXECUTION_POLICY } from '../shared/execution-policy';
 import { PROVIDER_MODELS } from '../shared/provider-models';
 import type { TrialExecutionPlan } from './execution-host';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from './trial-environment';
+import { sagaCatchUpAfter } from './open-batches.projection';
 import { TrialSaga } from './trial-saga';
 
 /**
@@ -27,14 +30,22 @@ export class OrchestrationModule {
         { provide: PROVIDER_MODELS, useValue: plan.providerModels },
         {
           provide: TrialSaga,
-          useFactory: (eventStore: EventStore, environment: TrialEnvironment, logger: JsonLogger, clock: Clock) =>
+          useFactory: (
+            eventStore: EventStore,
+            environment: TrialEnvironment,
+            logger: JsonLogger,
+            clock: Clock,
+            readStore: ReadStore,
+            projections: ProjectionRunner,
+          ) =>
             new TrialSaga(eventStore, plan.runner, environment, logger, {
               maxParallelTrials: plan.maxParallelTrials,
               clock,
               runner: plan.localRunners,
               claims: plan.claims,
+              catchUpAfter: () => sagaCatchUpAfter(readStore, projections),
             }),
-          inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK],
+          inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK, READ_STORE, ProjectionRunner],
         },
       ],
       exports: [EXECUTION_POLICY, PROVIDER_MODELS],

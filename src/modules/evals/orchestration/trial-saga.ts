@@ -19,6 +19,11 @@ export interface TrialSagaOptions {
   runner?: RunnerTimings;
   /** This instance's name on its trial claims and their lease (ASSAY_INSTANCE_ID, ASSAY_TRIAL_LEASE_MS). */
   claims: ClaimTerms;
+  /**
+   * The position after which the catch-up at start may begin, because every batch the saga still
+   * has work for began after it (see open-batches.projection.ts); default -1, the whole log.
+   */
+  catchUpAfter?: () => Promise<number>;
 }
 
 /** How long a stop waits for the trials it aborts to record that they were abandoned. */
@@ -50,6 +55,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   private loop: Promise<void> | null = null;
   private live = false;
   private readonly abort = new AbortController();
+  private readonly catchUpAfter: () => Promise<number>;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -62,6 +68,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     setMaxListeners(0, this.abort.signal);
     this.watch = new RunnerWatch(eventStore, logger, options.clock, options.runner ?? DEFAULT_RUNNER_TIMINGS);
     this.leaseMs = options.claims.leaseMs;
+    this.catchUpAfter = options.catchUpAfter ?? (() => Promise.resolve(-1));
     this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, options.claims, (batchId) =>
       this.watch.failureOf(batchId),
     );
@@ -90,10 +97,13 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async start(): Promise<void> {
     const head = await this.eventStore.headPosition();
-    this.subscription = this.eventStore.subscribeToAll();
+    // Batches that ended and gave back their slot need nothing: the log before the oldest open one is skipped.
+    const after = Math.min(head, await this.catchUpAfter());
+    this.subscription = this.eventStore.subscribeToAll(after >= 0 ? { after } : {});
+    this.logger.info('trial saga catching up', { from: after + 1, head });
     let caughtUp!: () => void;
     const ready = new Promise<void>((resolve) => (caughtUp = resolve));
-    if (head < 0) this.goLive(caughtUp);
+    if (head <= after || head < 0) this.goLive(caughtUp);
     this.loop = this.consume(this.subscription, head, caughtUp);
     await ready;
   }
