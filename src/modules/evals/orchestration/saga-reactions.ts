@@ -37,6 +37,12 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export class SagaReactions {
   /** The trials this process is claiming or running: never voided as lapsed by it. */
   private readonly inFlight = new Set<string>();
+  /**
+   * Trials whose outcome this process stored, until the saga's state shows them ended: between
+   * the two (the subscription lags the append) such a trial reads as running, owned by this
+   * instance and no longer in flight, and must not be taken for one a stopped instance left.
+   */
+  private readonly concluded = new Set<string>();
   /** Their runs, so a stop can wait for each to record how it ended. */
   private readonly running = new Set<Promise<void>>();
 
@@ -78,7 +84,8 @@ export class SagaReactions {
         // An append blocks the event loop (its fsync) and its await yields only to promises: the
         // trials just scheduled make their directories and start their processes between appends.
         if (planned) await nextTurn();
-        if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
+        if (isTerminal(trial.status)) this.concluded.delete(trial.trialId);
+        else if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }
       await this.finishRun(batch, run, causation);
     }
@@ -87,7 +94,7 @@ export class SagaReactions {
 
   /** Whether a server trial lost its runner: not this process's, and its claim lapsed (a local runner's lease is the runner watch's). */
   lapsed(trial: SagaTrial): boolean {
-    if (this.inFlight.has(trial.trialId) || !claimLapsed(trial, this.clock.now(), this.terms)) return false;
+    if (this.inFlight.has(trial.trialId) || this.concluded.has(trial.trialId) || !claimLapsed(trial, this.clock.now(), this.terms)) return false;
     const run = this.state.runs.get(trial.runId);
     const batch = this.state.batches.get(trial.batchId);
     return run !== undefined && batch !== undefined && !(batch.started.local === true && runByRunner(run.run));
@@ -172,6 +179,7 @@ export class SagaReactions {
       userModel: outcome.userModel ?? null,
     };
     const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
+    if (recorded !== null) this.concluded.add(ref.trialId);
     if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, ref.trialId);
   }
 
