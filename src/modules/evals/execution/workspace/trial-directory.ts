@@ -12,27 +12,43 @@ export interface TrialDirectory {
   workspace: string;
   home: string;
   tmp: string;
+  /** The sandbox session's control directory (sandbox-session.ts): the service's, made by the session. */
+  control: string;
 }
 
+/** The control directory's name in the trial's directory. */
+const CONTROL = '.session';
+
 /**
- * The directory belongs to the trial's user, when it has one: the only place it can write. Made
+ * The workspace, home and tmp belong to the trial's user, when it has one: the only places it
+ * can write. The directory holding them stays the service's (readable, not writable, by the
+ * trial): what the service keeps there (the account files, a session's control directory, a
+ * validator's files) cannot be renamed or replaced by the trial under the service's feet. Made
  * in as few rounds of file system calls as it can (each round waits on the thread pool, which the
  * other trials' snapshots and removals share): it is on the way from a freed place to the next
  * trial's first process.
  */
 export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
   const root = path.join(trialsRoot, sandboxId);
-  await mkdir(root, { mode: 0o700 }).catch(async (error: unknown) => {
+  // The trials root (0700) keeps other host users out; the trial's user must traverse its own.
+  const mode = user === null ? 0o700 : 0o755;
+  await mkdir(root, { mode }).catch(async (error: unknown) => {
     // The trials root is made once, by the first trial (or again, had it been removed).
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(trialsRoot, { recursive: true, mode: 0o700 });
-    await mkdir(root, { mode: 0o700 });
+    await mkdir(root, { mode });
   });
-  const directory = { root, workspace: path.join(root, 'workspace'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp') };
+  const directory = {
+    root,
+    workspace: path.join(root, 'workspace'),
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    control: path.join(root, CONTROL),
+  };
   const made = [directory.workspace, directory.home, directory.tmp];
   await Promise.all([...made.map((child) => mkdir(child)), ...(user === null ? [] : [writeAccount(directory, user)])]);
-  // Nothing else is in it (it is the service's, mode 0700, until now): every entry is known.
-  if (user !== null) await Promise.all([root, ...made, ...accountFiles(directory)].map((entry) => lchown(entry, user.uid, user.gid)));
+  // Nothing else is in them (the service just made them): every entry is known.
+  if (user !== null) await Promise.all(made.map((entry) => lchown(entry, user.uid, user.gid)));
   return directory;
 }
 
@@ -76,13 +92,19 @@ export async function handOver(directory: string, user: TrialUser | null): Promi
   }
 }
 
+/** What the trial's files take (workspace, home, TMPDIR), less the service's control directory. */
+export function trialDiskUsage(directory: TrialDirectory): Promise<number> {
+  return diskUsage(directory.root, new Set([directory.control]));
+}
+
 /** The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds). */
-export async function diskUsage(directory: string): Promise<number> {
+export async function diskUsage(directory: string, skipped: ReadonlySet<string> = new Set()): Promise<number> {
   let total = 0;
   const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const child = path.join(directory, entry.name);
-    if (entry.isDirectory()) total += await diskUsage(child);
+    if (skipped.has(child)) continue;
+    if (entry.isDirectory()) total += await diskUsage(child, skipped);
     const found = await lstat(child).catch(() => null);
     total += found === null ? 0 : found.blocks * 512;
   }
