@@ -127,6 +127,7 @@ export class SandboxTrialRunner implements TrialRunner {
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
+    session.openSandbox();
     const verdict = await this.execute(session, plan, conversation.user);
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
     const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };

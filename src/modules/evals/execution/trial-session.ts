@@ -90,8 +90,8 @@ export class TrialSession {
   agentLimit: string | null = null;
   modelMs = 0;
   verifyMs = 0;
-  /** The sandbox the trial's commands run in, when its driver keeps one for the whole trial. */
-  private sandboxSession: SandboxSession | null = null;
+  /** The sandbox the trial's commands run in, when its driver keeps one for the whole trial (being started, or started). */
+  private sandboxSession: Promise<SandboxSession | null> | null = null;
 
   constructor(
     /** Replaced once, when the prepare's variables fill the opening prompt. */
@@ -132,7 +132,15 @@ export class TrialSession {
   async closeSandbox(): Promise<void> {
     const session = this.sandboxSession;
     this.sandboxSession = null;
-    await session?.close();
+    await (await session?.catch(() => null))?.close();
+  }
+
+  /**
+   * Starts the trial's sandbox session, when its driver keeps one, without waiting for it: its
+   * set-up (namespaces, mounts) then overlaps the service's own work before the first command.
+   */
+  openSandbox(): void {
+    this.sandboxSession ??= this.startSession().catch(() => null);
   }
 
   /**
@@ -150,20 +158,32 @@ export class TrialSession {
       limits: this.settings.config.limits,
     };
     const stdin = options.stdin ?? null;
-    const session = fitsSession(command, options.env) ? await this.session(launchOptions) : null;
+    const session = fitsSession(command, options.env) && launchOptions.privateTmp ? await this.session() : null;
     if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });
     const launch = this.sandbox.driver.launch(command, launchOptions);
     return runCommand({ launch, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector, clock: this.settings.clock });
   }
 
   /** The running session, or a new one when the last was killed (a timeout) or there was none. */
-  private async session(options: SandboxLaunchOptions): Promise<SandboxSession | null> {
-    if (this.sandboxSession?.usable === true) return this.sandboxSession;
+  private async session(): Promise<SandboxSession | null> {
+    const current = await this.sandboxSession;
+    if (current?.usable === true) return current;
     await this.closeSandbox();
-    const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
-    if (launch === null) return null;
-    this.sandboxSession = await SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });
+    this.sandboxSession = this.startSession();
     return this.sandboxSession;
+  }
+
+  private async startSession(): Promise<SandboxSession | null> {
+    const options: SandboxLaunchOptions = {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: this.sandbox.network,
+      privateTmp: true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
+    };
+    const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
+    return launch === null ? null : SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });
   }
 
   /** A turn's message, in the trajectory between the commands and in the conversation. */

@@ -30,8 +30,14 @@ import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
-/** Lets the event loop run its I/O callbacks (not only promise reactions) before going on. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** How many TrialQueued appends are made together: a group commit's worth, and the first trials' places. */
+const QUEUE_CHUNK = 8;
+
+/** Waits for every promise, then throws the first failure, if any: none is left running unobserved. */
+async function settleAll(promises: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(promises)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 /** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
 export class SagaReactions {
@@ -62,9 +68,11 @@ export class SagaReactions {
 
   /**
    * Moves a batch on as far as its stored events allow, handing each trial to run to `schedule`
-   * the moment its TrialQueued is stored: the first trials start while the batch's later ones are
-   * still being queued. A running trial this process does not run is voided once its claim lapsed
-   * (its owner stopped), never before: it may be running on another live instance.
+   * the moment its TrialQueued is stored. The batch's planned trials are queued QUEUE_CHUNK at a
+   * time, each chunk's appends made together: the embedded store commits them as one group (one
+   * fsync per chunk, not per trial), and the first trials start before the whole batch is queued.
+   * A running trial this process does not run is voided once its claim lapsed (its owner
+   * stopped), never before: it may be running on another live instance.
    */
   async advanceBatch(batchId: string, causation: Causation, schedule: (trialId: string) => void): Promise<void> {
     const batch = this.state.batches.get(batchId);
@@ -73,17 +81,24 @@ export class SagaReactions {
       await this.releaseSlot(batch, causation);
       return;
     }
-    for (const run of this.state.runsOf(batch)) {
+    const runs = this.state.runsOf(batch);
+    let queuing: Array<Promise<void>> = [];
+    for (const run of runs) {
       // A local runner's trials are queued here for it to lease; it runs them, not this process.
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
-        const planned = trial.status === 'planned';
-        if (planned) await this.queueTrial(batch, trial, causation);
-        if (byRunner) continue;
-        if (planned || trial.status === 'queued') schedule(trial.trialId);
-        // An append blocks the event loop (its fsync) and its await yields only to promises: the
-        // trials just scheduled make their directories and start their processes between appends.
-        if (planned) await nextTurn();
+        if (trial.status === 'planned') {
+          const queued = this.queueTrial(batch, trial, causation);
+          queuing.push(byRunner ? queued : queued.then(() => schedule(trial.trialId)));
+        } else if (trial.status === 'queued' && !byRunner) schedule(trial.trialId);
+        if (queuing.length < QUEUE_CHUNK) continue;
+        await settleAll(queuing);
+        queuing = [];
+      }
+    }
+    await settleAll(queuing);
+    for (const run of runs) {
+      for (const trial of this.state.trialsOf(run)) {
         if (isTerminal(trial.status)) this.concluded.delete(trial.trialId);
         else if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }

@@ -160,15 +160,19 @@ export class SandboxSession {
       this.onExit(null, null);
       this.onClose();
     });
+    let grace: NodeJS.Timeout | undefined;
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       this.onExit(code, signal);
-      // A straggler that escaped the sandbox cannot exist (it dies with the pid namespace); the grace is for the pipes' relay.
-      setTimeout(() => {
+      // Nothing of the sandbox outlives its pid namespace; the grace is for the pipes' relay.
+      grace = setTimeout(() => {
         child.destroyPipes();
         this.onClose();
       }, PIPE_GRACE_MS).unref();
     });
-    child.on('close', () => this.onClose());
+    child.on('close', () => {
+      clearTimeout(grace);
+      this.onClose();
+    });
   }
 
   private onStatus(chunk: Buffer): void {

@@ -1,3 +1,4 @@
+import { Dirent, lstatSync, readdirSync, Stats } from 'node:fs';
 import { lchown, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
@@ -65,17 +66,30 @@ function accountFiles(directory: TrialDirectory): [string, string] {
  * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
  */
 async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise<void> {
-  const hostFile = (file: string) =>
-    readFile(file, 'utf8').then(
-      (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
-      () => '',
-    );
-  const [hostPasswd, hostGroup] = await Promise.all([hostFile('/etc/passwd'), hostFile('/etc/group')]);
+  const [hostPasswd, hostGroup] = await hostAccounts();
   const [passwdFile, groupFile] = accountFiles(directory);
   await Promise.all([
     writeFile(passwdFile, `${hostPasswd}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`, { mode: 0o644 }),
     writeFile(groupFile, `${hostGroup}${TRIAL_ACCOUNT}:x:${user.gid}:\n`, { mode: 0o644 }),
   ]);
+}
+
+/** How long the host's passwd and group are reused: accounts added on the host show in sandboxes that much later. */
+const HOST_ACCOUNTS_TTL_MS = 60_000;
+let hostAccountsRead: { at: number; files: Promise<[string, string]> } | null = null;
+
+/** The host's passwd and group, read at most once a minute: every trial's account files start with them. */
+function hostAccounts(): Promise<[string, string]> {
+  const now = Date.now();
+  if (hostAccountsRead === null || now - hostAccountsRead.at > HOST_ACCOUNTS_TTL_MS) {
+    const hostFile = (file: string) =>
+      readFile(file, 'utf8').then(
+        (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
+        () => '',
+      );
+    hostAccountsRead = { at: now, files: Promise.all([hostFile('/etc/passwd'), hostFile('/etc/group')]) };
+  }
+  return hostAccountsRead.files;
 }
 
 /**
@@ -97,18 +111,47 @@ export function trialDiskUsage(directory: TrialDirectory): Promise<number> {
   return diskUsage(directory.root, new Set([directory.control]));
 }
 
-/** The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds). */
+/**
+ * The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds).
+ * The first SYNC_WALK_ENTRIES entries are read synchronously: a trial's directory is usually a
+ * handful of entries, which the thread pool's round trips (two per entry) cost more than reading;
+ * a larger tree goes on asynchronously, so the event loop waits for a bounded part only.
+ */
 export async function diskUsage(directory: string, skipped: ReadonlySet<string> = new Set()): Promise<number> {
+  const walk = { budget: SYNC_WALK_ENTRIES };
+  return usageOf(directory, skipped, walk);
+}
+
+const SYNC_WALK_ENTRIES = 256;
+
+async function usageOf(directory: string, skipped: ReadonlySet<string>, walk: { budget: number }): Promise<number> {
   let total = 0;
-  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  const entries = walk.budget > 0 ? readdirQuietly(directory) : await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const child = path.join(directory, entry.name);
     if (skipped.has(child)) continue;
-    if (entry.isDirectory()) total += await diskUsage(child, skipped);
-    const found = await lstat(child).catch(() => null);
+    if (entry.isDirectory()) total += await usageOf(child, skipped, walk);
+    walk.budget -= 1;
+    const found = walk.budget > 0 ? lstatQuietly(child) : await lstat(child).catch(() => null);
     total += found === null ? 0 : found.blocks * 512;
   }
   return total;
+}
+
+function readdirQuietly(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function lstatQuietly(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
+  }
 }
 
 export async function removeTrialDirectory(directory: TrialDirectory): Promise<void> {
