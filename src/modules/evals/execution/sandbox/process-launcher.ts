@@ -17,8 +17,9 @@ export interface LaunchSpec {
 }
 
 /**
- * A started command, seen through its events: `data` (fd, chunk), `spawnError` (error), `exit`
- * (code, signal), `close`. It leads its own process group, which the caller kills by -pid.
+ * A started command, seen through its events: `spawned` (pid, when it is not known at once),
+ * `data` (fd, chunk), `spawnError` (error), `exit` (code, signal), `close`. It leads its own
+ * process group, which the caller kills by -pid.
  */
 export interface LaunchedProcess extends EventEmitter {
   readonly pid: number | undefined;
@@ -109,8 +110,10 @@ class RelayedProcess extends EventEmitter implements LaunchedProcess {
   }
 
   receive(message: HelperMessage): void {
-    if (message.ev === 'spawned') this.pid = message.pid;
-    else if (message.ev === 'data') this.emit('data', message.fd, Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+    if (message.ev === 'spawned') {
+      this.pid = message.pid;
+      this.emit('spawned', message.pid);
+    } else if (message.ev === 'data') this.emit('data', message.fd, Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
     else if (message.ev === 'error') this.emit('spawnError', Object.assign(new Error(message.message), { code: message.code }));
     else if (message.ev === 'exit') this.emit('exit', message.code, message.signal);
     else this.emit('close');

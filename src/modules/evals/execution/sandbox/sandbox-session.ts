@@ -65,9 +65,9 @@ export class SandboxSession {
     return session;
   }
 
-  /** False once the sandbox is gone (killed, or it ended): the next command needs a new one. */
+  /** False once the sandbox is gone or going (killed, or it ended): the next command needs a new one. */
   get usable(): boolean {
-    return this.exited === null && !this.closed && this.running === null;
+    return !this.killed && this.exited === null && !this.closed && this.running === null;
   }
 
   async run(request: SessionCommand): Promise<CommandResult> {
@@ -100,8 +100,9 @@ export class SandboxSession {
     clearTimeout(deadline);
   }
 
-  /** Kills everything in the sandbox (its pid namespace dies with bwrap). */
+  /** Kills everything in the sandbox (its pid namespace dies with bwrap); as soon as its pid is known, if it is not yet. */
   kill(): void {
+    this.killed = true;
     const pid = this.child?.pid;
     if (pid === undefined) return;
     try {
@@ -141,12 +142,16 @@ export class SandboxSession {
 
   private stderrText = '';
   private spawnFailure: string | null = null;
+  private killed = false;
 
   private spawn(): void {
     const { launch } = this;
     // The supervisor gets no variable of the service: each step's come from its own file.
     const child = this.launcher.launch({ file: launch.file, args: launch.args, cwd: launch.cwd, env: {}, stdin: null, fd3: true, keepStdinOpen: true });
     this.child = child;
+    child.on('spawned', () => {
+      if (this.killed) this.kill();
+    });
     child.on('data', (fd: number, chunk: Buffer) => {
       if (fd === 3) this.onStatus(chunk);
       else if (fd === 1) this.running?.stdout(chunk);

@@ -93,8 +93,33 @@ function hostAccounts(): Promise<[string, string]> {
 }
 
 /**
- * Gives what the service wrote in the trial's directory (source files, the cache, the profile's
- * files) to the trial's user. Links are changed, never followed, and never descended into.
+ * Gives what the service wrote in the workspace to the trial's user: each written file and the
+ * directories above it, and each tree it copied (the restored cache) whole. What the trial's own
+ * commands made (a clone) is the user's already and is not walked. Links are changed, never
+ * followed, and never descended into.
+ */
+export async function handOverWritten(
+  workspace: string,
+  written: { files: readonly string[]; trees: readonly string[] },
+  user: TrialUser | null,
+): Promise<void> {
+  if (user === null) return;
+  const entries = new Set<string>();
+  for (const relative of [...written.files, ...written.trees]) {
+    const parts = path.relative(workspace, relative).split(path.sep);
+    for (let depth = 1; depth <= parts.length; depth++) entries.add(path.join(workspace, ...parts.slice(0, depth)));
+  }
+  await Promise.all([...entries].map((entry) => lchown(entry, user.uid, user.gid).catch(ignoreMissing)));
+  for (const tree of written.trees) await handOver(tree, user);
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+}
+
+/**
+ * Gives a directory the service wrote (and all in it) to the trial's user. Links are changed,
+ * never followed, and never descended into.
  */
 export async function handOver(directory: string, user: TrialUser | null): Promise<void> {
   if (user === null) return;
