@@ -109,7 +109,9 @@ export class SagaReactions {
 
   /** Whether a server trial lost its runner: not this process's, and its claim lapsed (a local runner's lease is the runner watch's). */
   lapsed(trial: SagaTrial): boolean {
-    if (this.inFlight.has(trial.trialId) || this.concluded.has(trial.trialId) || !claimLapsed(trial, this.clock.now(), this.terms)) return false;
+    // Asked for every trial of a batch at each of its events: the cheap answers first.
+    if (trial.status !== 'running' || this.inFlight.has(trial.trialId) || this.concluded.has(trial.trialId)) return false;
+    if (!claimLapsed(trial, this.clock.now(), this.terms)) return false;
     const run = this.state.runs.get(trial.runId);
     const batch = this.state.batches.get(trial.batchId);
     return run !== undefined && batch !== undefined && !(batch.started.local === true && runByRunner(run.run));
