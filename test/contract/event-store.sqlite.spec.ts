@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
-import { NewEvent, RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import { NewEvent, RecordedEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { eventHash } from '#shared/event-chain';
 import { tempDir } from '../support/temp-dirs';
@@ -33,6 +33,31 @@ const metadata = { organization: 'org-child', actor: 'system:child', correlation
     process.stdout.write(revision + ' ' + id + '\\n');
   }
   await store.close();
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+/**
+ * Appends in rounds of ten at once (ten streams, one event each), plus one refused append per
+ * round (a revision the stream never had), and prints "<stream> <id>" as each is acknowledged.
+ */
+const CHILD_GROUP_APPENDER = `
+const { randomUUID } = require('node:crypto');
+const { SqliteEventStore } = require(process.env.ADAPTER);
+const metadata = { organization: 'org-child', actor: 'system:child', correlationId: 'c', causationId: 'c' };
+(async () => {
+  const store = new SqliteEventStore(process.env.FILE);
+  for (let round = 0; ; round++) {
+    const appends = Array.from({ length: 10 }, (_, index) => {
+      const stream = process.env.STREAM + '-' + round + '-' + index;
+      const id = randomUUID();
+      return store.append(stream, [{ id, type: 'ChildAppended', data: { round, index }, metadata }], 'no_stream').then(() => process.stdout.write(stream + ' ' + id + '\\n'));
+    });
+    const refused = store.append(process.env.STREAM + '-refused', [{ id: randomUUID(), type: 'ChildAppended', data: {}, metadata }], 41).then(
+      () => process.stdout.write('refused-was-stored\\n'),
+      () => undefined,
+    );
+    await Promise.all([...appends, refused]);
+  }
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
@@ -161,6 +186,50 @@ describe('SqliteEventStore', () => {
     expect(acknowledged.size).toBeGreaterThanOrEqual(50);
     const stored = await open().readStream(stream);
     for (const [revision, id] of acknowledged) expect(stored[revision]?.id).toBe(id);
+  });
+
+  it('commits appends made together as one group, each checked against the ones before it, each answered alone', async () => {
+    const store = open();
+    const stream = `group-${randomUUID()}`;
+    const [first, second, refused, other] = [sampleEvent(), sampleEvent(), sampleEvent(), sampleEvent()];
+    // One turn of the event loop: the second expects the revision the first makes within the same group.
+    const outcomes = await Promise.allSettled([
+      store.append(stream, [first], 'no_stream'),
+      store.append(stream, [second], 0),
+      store.append(stream, [refused], 0),
+      store.append(`${stream}-other`, [other], 'no_stream'),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersion);
+    const positions = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.position] : []));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect((await store.readStream(stream)).map((event) => event.id)).toEqual([first.id, second.id]);
+    // The same append again (a retry) answers what was stored, within a group too.
+    expect(await Promise.all([store.append(stream, [first], 'no_stream'), store.append(`${stream}-other`, [other], 'no_stream')])).toEqual([
+      { nextExpectedRevision: 0, position: positions[0] },
+      { nextExpectedRevision: 0, position: positions[2] },
+    ]);
+  });
+
+  itWithChildProcess('keeps every acknowledged append of its group commits when the writer is killed with SIGKILL', async () => {
+    const prefix = `grouped-${randomUUID()}`;
+    const child = spawn(process.execPath, ['-e', CHILD_GROUP_APPENDER], {
+      env: { ...process.env, ADAPTER: COMPILED_ADAPTER, FILE: storage.file, STREAM: prefix },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const acknowledged = new Map<string, string>();
+    for await (const line of createInterface({ input: child.stdout })) {
+      const [stream, id] = line.split(' ');
+      acknowledged.set(stream, id);
+      if (acknowledged.size === 200) child.kill('SIGKILL');
+    }
+    await exited;
+    expect(acknowledged.has('refused-was-stored')).toBe(false);
+    expect(acknowledged.size).toBeGreaterThanOrEqual(200);
+    const reader = open();
+    for (const [stream, id] of acknowledged) expect((await reader.readStream(stream)).map((event) => event.id)).toEqual([id]);
+    expect(await reader.readStream(`${prefix}-refused`)).toEqual([]);
   });
 });
 

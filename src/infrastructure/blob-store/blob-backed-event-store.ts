@@ -79,11 +79,14 @@ export class BlobBackedEventStore implements EventStore {
   }
 
   private async outOfLine(stream: string, event: NewEvent): Promise<NewEvent> {
-    const data = await withLargeStringsOut(event.data, this.blobs);
+    let data = await withLargeStringsOut(event.data, this.blobs);
     const candidate = { ...event, data };
     let bytes = eventBytes(candidate);
-    if (bytes > MAX_EVENT_BYTES && typeof data === 'object' && data !== null)
+    if (bytes > MAX_EVENT_BYTES && typeof data === 'object' && data !== null) {
+      // Moving objects out rewrites the data in place: never the caller's own (answered as it was when no string was large).
+      if (data === event.data) candidate.data = data = structuredClone(data);
       bytes = await withLargeObjectsOut(data as Record<string, never>, bytes, this.blobs);
+    }
     if (bytes > MAX_EVENT_BYTES) throw new EventTooLarge(stream, event.type, eventBytes(candidate));
     return candidate;
   }

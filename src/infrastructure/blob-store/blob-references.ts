@@ -38,8 +38,23 @@ export function eventBytes(event: { type: string; data: unknown; metadata: unkno
   return Buffer.byteLength(JSON.stringify({ type: event.type, data: event.data, metadata: event.metadata }), 'utf8');
 }
 
-/** The data with its large strings in the blob store (a copy; the argument is left as it was). */
+/**
+ * The data with its large strings in the blob store (a copy; the argument is left as it was).
+ * Data with no string that could be large is answered as it is (the same object) after one
+ * synchronous walk: most events, and walking them with an await per value cost more than the append.
+ */
 export async function withLargeStringsOut(value: unknown, blobs: BlobStore): Promise<unknown> {
+  return mayHoldLargeString(value) ? copyWithLargeStringsOut(value, blobs) : value;
+}
+
+function mayHoldLargeString(value: unknown): boolean {
+  if (typeof value === 'string') return value.length * 3 > BLOB_THRESHOLD_BYTES;
+  if (typeof value !== 'object' || value === null) return false;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) if (mayHoldLargeString(item)) return true;
+  return false;
+}
+
+async function copyWithLargeStringsOut(value: unknown, blobs: BlobStore): Promise<unknown> {
   if (typeof value === 'string') {
     // A UTF-8 character is at most 3 bytes per UTF-16 unit: shorter strings need no measuring.
     if (value.length * 3 <= BLOB_THRESHOLD_BYTES) return value;

@@ -103,25 +103,46 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: Statements;
   private readonly subscriptions = new Set<SqliteAllSubscription>();
   private readonly pollIntervalMs: number;
-  private readonly appendInTransaction: Database.Transaction<(stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendOutcome>;
+  /** One append inside the group's transaction: a savepoint, so that a refused append undoes only itself. */
+  private readonly appendInSavepoint: Database.Transaction<(stream: string, events: NewEvent[], expected: ExpectedRevision) => AppendOutcome>;
+  private readonly commitGroup: Database.Transaction<(group: PendingAppend[]) => void>;
+  /** The appends waiting for the next group commit, in call order. */
+  private pending: PendingAppend[] = [];
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(filePath);
     this.statements = prepareStatements(this.db);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    this.appendInTransaction = this.db.transaction((stream, events, expected) => this.appendWithinTransaction(stream, events, expected));
+    this.appendInSavepoint = this.db.transaction((stream, events, expected) => this.appendWithinTransaction(stream, events, expected));
+    this.commitGroup = this.db.transaction((group) => {
+      for (const append of group) {
+        try {
+          append.outcome = this.appendInSavepoint(append.stream, append.events, append.expected);
+        } catch (error) {
+          // SQLite ended the whole transaction (a full disk, an I/O error): the group fails as one.
+          if (!this.db.inTransaction) throw error;
+          append.error = error;
+        }
+      }
+    });
   }
 
   static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
     return new SqliteEventStore(filePath, options);
   }
 
-  async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    // IMMEDIATE takes the write lock up front: the revision check and the inserts see one state,
-    // and positions are handed out in commit order, so readers never see N+1 before N.
-    const outcome = this.appendInTransaction.immediate(stream, events, expectedRevision);
-    if (outcome.appended) this.wakeSubscriptions();
-    return outcome.result;
+  /**
+   * Group commit: the appends made in one turn of the event loop go into one transaction and one
+   * fsync (trials' claims and outcomes finishing together, a batch's queued trials). Each is
+   * applied in call order in a savepoint of its own, with its own expected-revision and
+   * idempotency checks against everything before it, the group's earlier appends included; each
+   * caller is answered only after the commit, so an acknowledged append is on disk.
+   */
+  append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ stream, events, expected: expectedRevision, resolve, reject });
+    });
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -167,6 +188,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    // Appends already called are committed (or refused) before the file closes.
+    if (this.pending.length > 0 && this.db.open) this.flush();
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     if (this.db.open) this.db.close();
   }
@@ -226,6 +249,30 @@ export class SqliteEventStore implements EventStore {
     return { nextExpectedRevision: first.revision + events.length - 1, position };
   }
 
+  private flush(): void {
+    const group = this.pending;
+    if (group.length === 0) return;
+    this.pending = [];
+    try {
+      if (!this.db.open) throw new Error('The SQLite event store is closed.');
+      // IMMEDIATE takes the write lock up front: the revision checks and the inserts see one
+      // state, and positions are handed out in commit order, so readers never see N+1 before N.
+      this.commitGroup.immediate(group);
+    } catch (error) {
+      // The commit itself failed (the disk, a lock held past the busy timeout): nothing of the group is stored.
+      for (const append of group) append.reject(error);
+      return;
+    }
+    let appended = false;
+    for (const append of group) {
+      if (append.outcome) {
+        appended ||= append.outcome.appended;
+        append.resolve(append.outcome.result);
+      } else append.reject(append.error);
+    }
+    if (appended) this.wakeSubscriptions();
+  }
+
   private wakeSubscriptions(): void {
     for (const subscription of this.subscriptions) subscription.wake();
   }
@@ -234,6 +281,17 @@ export class SqliteEventStore implements EventStore {
 interface AppendOutcome {
   appended: boolean;
   result: AppendResult;
+}
+
+/** An append waiting for its group's commit; `outcome` or `error` is set inside the transaction. */
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+  outcome?: AppendOutcome;
+  error?: unknown;
 }
 
 /**

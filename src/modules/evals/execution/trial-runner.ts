@@ -127,11 +127,14 @@ export class SandboxTrialRunner implements TrialRunner {
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
+    session.openSandbox();
     const verdict = await this.execute(session, plan, conversation.user);
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
     const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
     // Every process of the trial has ended: the caller records the outcome while the directory goes.
     onOutcome?.(outcome);
+    // Its sandbox session, if any, ran nothing of the trial since its last command ended; it goes before the directory.
+    await session.closeSandbox();
     await removeTrialDirectory(directory).catch((error: unknown) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );

@@ -2,8 +2,10 @@ import type { HostLookup } from './clone-guard';
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
 import { LimitHit, limitHit } from './limit-hits';
-import type { SandboxDriver } from './sandbox/sandbox-driver';
+import type { SandboxDriver, SandboxLaunchOptions } from './sandbox/sandbox-driver';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
+import { SandboxSession } from './sandbox/sandbox-session';
+import { fitsSession } from './sandbox/session-protocol';
 import type { TrialUser } from './sandbox/trial-user';
 import type { JudgeModelUse } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
@@ -11,7 +13,7 @@ import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcom
 import type { UserModelUse } from './conversation/conversation-user';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
-import { diskUsage, TRIAL_ACCOUNT, TrialDirectory } from './workspace/trial-directory';
+import { TRIAL_ACCOUNT, TrialDirectory, trialDiskUsage } from './workspace/trial-directory';
 import type { Clock } from '#shared/clock';
 
 export interface TrialLogger {
@@ -88,6 +90,8 @@ export class TrialSession {
   agentLimit: string | null = null;
   modelMs = 0;
   verifyMs = 0;
+  /** The sandbox the trial's commands run in, when its driver keeps one for the whole trial (being started, or started). */
+  private sandboxSession: Promise<SandboxSession | null> | null = null;
 
   constructor(
     /** Replaced once, when the prepare's variables fill the opening prompt. */
@@ -102,23 +106,7 @@ export class TrialSession {
   async step(command: string, options: StepOptions): Promise<StepResult> {
     if (this.signal?.aborted) throw interrupted();
     const collector = new OutputCollector(this.settings.outputCapBytes, options.tailBytes ?? 0, this.redactor.longestSecretBytes);
-    const launch = this.sandbox.driver.launch(command, {
-      trialDir: this.directory.root,
-      workspace: this.directory.workspace,
-      network: options.cloneAccess === true || this.sandbox.network,
-      privateTmp: options.cloneAccess !== true,
-      user: this.sandbox.user,
-      limits: this.settings.config.limits,
-    });
-    const result = await runCommand({
-      launch,
-      env: options.env,
-      stdin: options.stdin ?? null,
-      timeoutMs: options.timeoutMs,
-      signal: this.signal,
-      collector,
-      clock: this.settings.clock,
-    });
+    const result = await this.runInSandbox(command, options, collector);
     if (result.aborted) throw interrupted();
     if (result.startErrorCode === 'E2BIG') {
       // The case's own text (a huge prompt in a template) is too large to exec: not our fault.
@@ -135,9 +123,67 @@ export class TrialSession {
       output,
       outputTruncated: truncated,
     });
-    const directoryBytes = await diskUsage(this.directory.root);
+    const directoryBytes = await trialDiskUsage(this.directory);
     const limit = limitHit({ status: result.status, output }, this.settings.config.limits, directoryBytes, this.sandbox.driver.name === 'bubblewrap');
     return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '', limit };
+  }
+
+  /** Ends the trial's sandbox session, if it has one: after its last command, before its directory goes. */
+  async closeSandbox(): Promise<void> {
+    const session = this.sandboxSession;
+    this.sandboxSession = null;
+    await (await session?.catch(() => null))?.close();
+  }
+
+  /**
+   * Starts the trial's sandbox session, when its driver keeps one, without waiting for it: its
+   * set-up (namespaces, mounts) then overlaps the service's own work before the first command.
+   */
+  openSandbox(): void {
+    this.sandboxSession ??= this.startSession().catch(() => null);
+  }
+
+  /**
+   * In the trial's sandbox session when its driver keeps one (the clone, which sees more of the
+   * host, and a command or environment a step file cannot carry unchanged get a sandbox of their
+   * own), else in a sandbox of its own as before sessions.
+   */
+  private async runInSandbox(command: string, options: StepOptions, collector: OutputCollector): Promise<CommandResult> {
+    const launchOptions: SandboxLaunchOptions = {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: options.cloneAccess === true || this.sandbox.network,
+      privateTmp: options.cloneAccess !== true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
+    };
+    const stdin = options.stdin ?? null;
+    const session = fitsSession(command, options.env) && launchOptions.privateTmp ? await this.session() : null;
+    if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });
+    const launch = this.sandbox.driver.launch(command, launchOptions);
+    return runCommand({ launch, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector, clock: this.settings.clock });
+  }
+
+  /** The running session, or a new one when the last was killed (a timeout) or there was none. */
+  private async session(): Promise<SandboxSession | null> {
+    const current = await this.sandboxSession;
+    if (current?.usable === true) return current;
+    await this.closeSandbox();
+    this.sandboxSession = this.startSession();
+    return this.sandboxSession;
+  }
+
+  private async startSession(): Promise<SandboxSession | null> {
+    const options: SandboxLaunchOptions = {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: this.sandbox.network,
+      privateTmp: true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
+    };
+    const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
+    return launch === null ? null : SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });
   }
 
   /** A turn's message, in the trajectory between the commands and in the conversation. */

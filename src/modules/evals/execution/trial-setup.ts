@@ -7,8 +7,8 @@ import { shellQuote } from './harness/harness-driver';
 import type { StepResult, TrialSession } from './trial-session';
 import { TrialVoid } from './trial-verdict';
 import { restoreCache, saveCache } from './workspace/cache';
-import { handOver } from './workspace/trial-directory';
-import { WorkspacePathError, writeWorkspaceFile } from './workspace/workspace-paths';
+import { handOverWritten } from './workspace/trial-directory';
+import { WorkspacePathError, workspacePath, writeWorkspaceFile } from './workspace/workspace-paths';
 
 /**
  * Set-up, before the agent's turn: the source, the cache, the profile's files, the harness's and
@@ -16,33 +16,40 @@ import { WorkspacePathError, writeWorkspaceFile } from './workspace/workspace-pa
  * written before the installs so that an install can use them (an .npmrc, a lock file).
  */
 export async function setUpWorkspace(session: TrialSession, plan: HarnessPlan, env: Record<string, string>): Promise<void> {
-  await materializeSource(session);
+  const { workspace } = session.directory;
+  const files = await materializeSource(session);
   const cache = session.spec.cache;
-  if (cache !== null) await restore(session, cache);
-  await writeFiles(session.directory.workspace, session.spec.profile?.files ?? {}, 'profile');
+  const trees = cache !== null && (await restore(session, cache)) ? [workspacePath(workspace, cache.path)] : [];
+  files.push(...(await writeFiles(workspace, session.spec.profile?.files ?? {}, 'profile')));
   // Written by the service: given to the trial's user before anything of the trial runs again.
-  await handOver(session.directory.workspace, session.sandbox.user);
+  await handOverWritten(workspace, { files, trees }, session.sandbox.user);
   if (plan.install !== null) await install(session, plan.install, env, 'harness install', 'harness');
   const profileInstall = session.spec.profile?.install;
   if (profileInstall !== undefined && profileInstall.trim() !== '') await install(session, profileInstall, env, 'install', 'install');
   if (cache !== null) await save(session, cache);
 }
 
-async function materializeSource(session: TrialSession): Promise<void> {
+/** The source in the workspace; answers the files the service wrote (a clone is the trial user's own doing). */
+async function materializeSource(session: TrialSession): Promise<string[]> {
   const source = session.spec.source;
-  if (source.kind === 'files') await writeFiles(session.directory.workspace, source.files, 'source');
+  if (source.kind === 'files') return writeFiles(session.directory.workspace, source.files, 'source');
   if (source.kind === 'repo') await cloneRepository(session, source.url, source.ref);
+  return [];
 }
 
-async function writeFiles(workspace: string, files: Record<string, string>, field: 'source' | 'profile'): Promise<void> {
+/** Writes the files; answers their absolute paths. */
+async function writeFiles(workspace: string, files: Record<string, string>, field: 'source' | 'profile'): Promise<string[]> {
+  const written: string[] = [];
   for (const [relative, content] of Object.entries(files)) {
     try {
       await writeWorkspaceFile(workspace, relative, content);
+      written.push(workspacePath(workspace, relative));
     } catch (error) {
       if (!(error instanceof WorkspacePathError)) throw error;
       throw new TrialVoid(`cannot write ${field} file: ${error.message}`, [field]);
     }
   }
+  return written;
 }
 
 /**
@@ -104,10 +111,11 @@ async function install(session: TrialSession, command: string, env: Record<strin
   if (result.status !== 0) throw new TrialVoid(`${label} failed with exit code ${result.status}`, [field]);
 }
 
-async function restore(session: TrialSession, cache: CacheSpec): Promise<void> {
+/** True when the cache was restored (a hit). */
+async function restore(session: TrialSession, cache: CacheSpec): Promise<boolean> {
   const { dataDir } = session.settings;
   try {
-    await restoreCache(dataDir, session.spec.organization, cache, session.directory.workspace);
+    return await restoreCache(dataDir, session.spec.organization, cache, session.directory.workspace);
   } catch (error) {
     if (error instanceof WorkspacePathError) throw new TrialVoid(`cannot restore the cache: ${error.message}`, ['cache']);
     throw error;

@@ -30,13 +30,25 @@ import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
 
-/** Lets the event loop run its I/O callbacks (not only promise reactions) before going on. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** How many TrialQueued appends are made together: a group commit's worth, and the first trials' places. */
+const QUEUE_CHUNK = 8;
+
+/** Waits for every promise, then throws the first failure, if any: none is left running unobserved. */
+async function settleAll(promises: Array<Promise<void>>): Promise<void> {
+  const failed = (await Promise.allSettled(promises)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 /** The saga's side effects: each one an append guarded by an expected revision or derived ids. */
 export class SagaReactions {
   /** The trials this process is claiming or running: never voided as lapsed by it. */
   private readonly inFlight = new Set<string>();
+  /**
+   * Trials whose outcome this process stored, until the saga's state shows them ended: between
+   * the two (the subscription lags the append) such a trial reads as running, owned by this
+   * instance and no longer in flight, and must not be taken for one a stopped instance left.
+   */
+  private readonly concluded = new Set<string>();
   /** Their runs, so a stop can wait for each to record how it ended. */
   private readonly running = new Set<Promise<void>>();
 
@@ -56,9 +68,11 @@ export class SagaReactions {
 
   /**
    * Moves a batch on as far as its stored events allow, handing each trial to run to `schedule`
-   * the moment its TrialQueued is stored: the first trials start while the batch's later ones are
-   * still being queued. A running trial this process does not run is voided once its claim lapsed
-   * (its owner stopped), never before: it may be running on another live instance.
+   * the moment its TrialQueued is stored. The batch's planned trials are queued QUEUE_CHUNK at a
+   * time, each chunk's appends made together: the embedded store commits them as one group (one
+   * fsync per chunk, not per trial), and the first trials start before the whole batch is queued.
+   * A running trial this process does not run is voided once its claim lapsed (its owner
+   * stopped), never before: it may be running on another live instance.
    */
   async advanceBatch(batchId: string, causation: Causation, schedule: (trialId: string) => void): Promise<void> {
     const batch = this.state.batches.get(batchId);
@@ -67,18 +81,26 @@ export class SagaReactions {
       await this.releaseSlot(batch, causation);
       return;
     }
-    for (const run of this.state.runsOf(batch)) {
+    const runs = this.state.runsOf(batch);
+    let queuing: Array<Promise<void>> = [];
+    for (const run of runs) {
       // A local runner's trials are queued here for it to lease; it runs them, not this process.
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
-        const planned = trial.status === 'planned';
-        if (planned) await this.queueTrial(batch, trial, causation);
-        if (byRunner) continue;
-        if (planned || trial.status === 'queued') schedule(trial.trialId);
-        // An append blocks the event loop (its fsync) and its await yields only to promises: the
-        // trials just scheduled make their directories and start their processes between appends.
-        if (planned) await nextTurn();
-        if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
+        if (trial.status === 'planned') {
+          const queued = this.queueTrial(batch, trial, causation);
+          queuing.push(byRunner ? queued : queued.then(() => schedule(trial.trialId)));
+        } else if (trial.status === 'queued' && !byRunner) schedule(trial.trialId);
+        if (queuing.length < QUEUE_CHUNK) continue;
+        await settleAll(queuing);
+        queuing = [];
+      }
+    }
+    await settleAll(queuing);
+    for (const run of runs) {
+      for (const trial of this.state.trialsOf(run)) {
+        if (isTerminal(trial.status)) this.concluded.delete(trial.trialId);
+        else if (this.lapsed(trial)) await this.abandon(batch, trial, causation);
       }
       await this.finishRun(batch, run, causation);
     }
@@ -87,7 +109,9 @@ export class SagaReactions {
 
   /** Whether a server trial lost its runner: not this process's, and its claim lapsed (a local runner's lease is the runner watch's). */
   lapsed(trial: SagaTrial): boolean {
-    if (this.inFlight.has(trial.trialId) || !claimLapsed(trial, this.clock.now(), this.terms)) return false;
+    // Asked for every trial of a batch at each of its events: the cheap answers first.
+    if (trial.status !== 'running' || this.inFlight.has(trial.trialId) || this.concluded.has(trial.trialId)) return false;
+    if (!claimLapsed(trial, this.clock.now(), this.terms)) return false;
     const run = this.state.runs.get(trial.runId);
     const batch = this.state.batches.get(trial.batchId);
     return run !== undefined && batch !== undefined && !(batch.started.local === true && runByRunner(run.run));
@@ -172,6 +196,7 @@ export class SagaReactions {
       userModel: outcome.userModel ?? null,
     };
     const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
+    if (recorded !== null) this.concluded.add(ref.trialId);
     if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, ref.trialId);
   }
 

@@ -71,14 +71,35 @@ function created(data: BatchStarted['data'], run: PlannedRun): RunDocument {
   };
 }
 
-/** Trial events change their run's trial list, and with it the run's distribution and costs. */
+/**
+ * Trial events change their run's trial list, and with it the run's distribution and costs. Only
+ * a verdict (scored or voided) brings a trial's costs: the run's sum is redone then, not on each
+ * of the trial's commands and messages.
+ */
 function withTrialEvent(run: RunDocument, event: TrialEvent): RunDocument {
   const trials = run.trials.map((trial) => (trial.id === event.data.trialId ? applyTrialEvent(trial, event) : trial));
   const harnessVersion = run.harnessVersion ?? (('harnessVersion' in event.data && event.data.harnessVersion) || null);
   // Documents stored before this field existed lack it: `?? null` keeps them valid.
   const sandbox = run.sandbox ?? (('sandboxDriver' in event.data && event.data.sandboxDriver) || null);
-  const costs = sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : [])));
-  return { ...run, trials, harnessVersion, sandbox, costs: trials.some((t) => t.costs) ? costs : emptyCosts(), distribution: computeDistribution(trials) };
+  // A document from before costs were kept on it (absent) gets them at its next event.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a stored document read back may lack the field
+  const costs = COSTING_EVENTS.has(event.type) || run.costs === undefined ? runCosts(trials) : run.costs;
+  return { ...run, trials, harnessVersion, sandbox, costs, distribution: computeDistribution(trials) };
+}
+
+const COSTING_EVENTS: ReadonlySet<string> = new Set<TrialEvent['type']>(['TrialScored', 'TrialVoided']);
+
+/** The trial events that leave the run document as it is (applyTrialEvent answers the trial unchanged). */
+const UNSUMMARIZED: ReadonlySet<string> = new Set<TrialEvent['type']>([
+  'TrialQueued',
+  'TrialMessageRecorded',
+  'TrialPrepared',
+  'TrialVerified',
+  'TrialValidated',
+]);
+
+function runCosts(trials: TrialSummary[]): CostRecord {
+  return trials.some((trial) => trial.costs) ? sumCosts(trials.flatMap((trial) => (trial.costs ? [trial.costs] : []))) : emptyCosts();
 }
 
 export const runProjection = typedDocumentProjection<BatchStarted | RunFinished | TrialEvent, RunDocument>({
@@ -93,6 +114,8 @@ export const runProjection = typedDocumentProjection<BatchStarted | RunFinished 
   eventTypes: ['BatchStarted', 'RunFinished', ...TRIAL_EVENT_TYPES],
   documentId(event) {
     if (event.type === 'BatchStarted') return event.data.runs.map((run) => run.runId);
+    // A trial's queueing, messages, prepare, verify steps and validations change nothing of its summary: not read, not written.
+    if (UNSUMMARIZED.has(event.type)) return null;
     return event.data.runId;
   },
   evolve(document, event, id) {

@@ -12,16 +12,23 @@ export interface LaunchSpec {
   stdin: string | null;
   /** Open a fourth pipe (fd 3) for the launcher's own status report (bubblewrap). */
   fd3: boolean;
+  /** Keep stdin open after `stdin` is written, for `write` and `endStdin` (a sandbox session's commands). */
+  keepStdinOpen?: boolean;
 }
 
 /**
- * A started command, seen through its events: `data` (fd, chunk), `spawnError` (error), `exit`
- * (code, signal), `close`. It leads its own process group, which the caller kills by -pid.
+ * A started command, seen through its events: `spawned` (pid, when it is not known at once),
+ * `data` (fd, chunk), `spawnError` (error), `exit` (code, signal), `close`. It leads its own
+ * process group, which the caller kills by -pid.
  */
 export interface LaunchedProcess extends EventEmitter {
   readonly pid: number | undefined;
   /** Stops waiting for output a straggler that escaped the group may still be holding. */
   destroyPipes(): void;
+  /** Writes to a stdin kept open (`keepStdinOpen`); ignored once it is closed. */
+  write(data: string): void;
+  /** Closes a stdin kept open. */
+  endStdin(): void;
 }
 
 export interface ProcessLauncher {
@@ -31,8 +38,15 @@ export interface ProcessLauncher {
 /** Spawns from this process: the benchmark's bare baseline. */
 export const directLauncher: ProcessLauncher = {
   launch(spec) {
-    const launched = new EventEmitter() as EventEmitter & { pid: number | undefined; destroyPipes(): void };
-    const stdio: StdioOptions = [spec.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(spec.fd3 ? ['pipe' as const] : [])];
+    const launched = new EventEmitter() as EventEmitter & LaunchedProcess & { pid: number | undefined };
+    launched.write = () => undefined;
+    launched.endStdin = () => undefined;
+    const stdio: StdioOptions = [
+      spec.stdin === null && spec.keepStdinOpen !== true ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(spec.fd3 ? ['pipe' as const] : []),
+    ];
     let child: ChildProcess;
     try {
       child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio, detached: true });
@@ -50,10 +64,17 @@ export const directLauncher: ProcessLauncher = {
     });
     child.on('exit', (code, signal) => launched.emit('exit', code, signal));
     child.on('close', () => launched.emit('close'));
-    if (spec.stdin !== null && child.stdin) {
+    const stdin = child.stdin;
+    if (stdin) {
       // A harness that never reads stdin closes it early: that is not an error.
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(spec.stdin);
+      stdin.on('error', () => undefined);
+      if (spec.keepStdinOpen === true) {
+        if (spec.stdin !== null) stdin.write(spec.stdin);
+        launched.write = (data) => {
+          if (stdin.writable) stdin.write(data);
+        };
+        launched.endStdin = () => stdin.end();
+      } else stdin.end(spec.stdin);
     }
     return launched;
   },
@@ -80,9 +101,19 @@ class RelayedProcess extends EventEmitter implements LaunchedProcess {
     this.helper.destroyPipes(this.id);
   }
 
+  write(data: string): void {
+    this.helper.writeStdin(this.id, data);
+  }
+
+  endStdin(): void {
+    this.helper.endStdin(this.id);
+  }
+
   receive(message: HelperMessage): void {
-    if (message.ev === 'spawned') this.pid = message.pid;
-    else if (message.ev === 'data') this.emit('data', message.fd, Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
+    if (message.ev === 'spawned') {
+      this.pid = message.pid;
+      this.emit('spawned', message.pid);
+    } else if (message.ev === 'data') this.emit('data', message.fd, Buffer.from(message.chunk.buffer, message.chunk.byteOffset, message.chunk.byteLength));
     else if (message.ev === 'error') this.emit('spawnError', Object.assign(new Error(message.message), { code: message.code }));
     else if (message.ev === 'exit') this.emit('exit', message.code, message.signal);
     else this.emit('close');
@@ -127,6 +158,14 @@ export class SpawnHelper implements ProcessLauncher {
 
   destroyPipes(id: number): void {
     this.helper?.send({ op: 'destroy', id });
+  }
+
+  writeStdin(id: number, data: string): void {
+    if (this.running.has(id)) this.helper?.send({ op: 'write', id, data });
+  }
+
+  endStdin(id: number): void {
+    if (this.running.has(id)) this.helper?.send({ op: 'end', id });
   }
 
   /** The helper's pid while it runs (for operations and tests). */

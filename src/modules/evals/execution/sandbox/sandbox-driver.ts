@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { SandboxDriverName } from '../execution-config';
 import { MEGABYTE, TrialLimits } from '../trial-limits';
 import { findHostTool } from './host-tools';
+import { SUPERVISOR } from './session-protocol';
 import { etcSecrets, runtimeMounts, systemMounts } from './system-mounts';
 import type { TrialUser } from './trial-user';
 
@@ -33,6 +34,12 @@ export interface SandboxLaunch {
 export interface SandboxDriver {
   readonly name: SandboxDriverName;
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch;
+  /**
+   * The launch of one sandbox for a whole trial, whose supervisor runs the trial's commands one
+   * after another (sandbox-session.ts); null when the driver runs each command on its own.
+   * `controlDir` is the service's directory the supervisor reads each command from.
+   */
+  sessionLaunch?(options: SandboxLaunchOptions, controlDir: string): SandboxLaunch | null;
 }
 
 /**
@@ -70,6 +77,25 @@ export class BubblewrapDriver implements SandboxDriver {
   }
 
   launch(command: string, options: SandboxLaunchOptions): SandboxLaunch {
+    const args = [...this.sandboxArgs(options), '--', ...trialCommand(command, options)];
+    return { file: findHostTool('bwrap') ?? 'bwrap', args, cwd: options.workspace, reportsStatus: true };
+  }
+
+  /**
+   * The same sandbox, with its limits, running the supervisor as root: it drops to the trial's
+   * user for each command (setpriv), which is why a session needs a trial user of its own (a
+   * supervisor running as the commands' user could be signalled, or read, by them). Without one
+   * (a server that is not root), each command keeps its own sandbox.
+   */
+  sessionLaunch(options: SandboxLaunchOptions, controlDir: string): SandboxLaunch | null {
+    const { user } = options;
+    if (user === null || !options.privateTmp) return null;
+    const supervisor = ['/bin/sh', '-c', SUPERVISOR, 'assay-session', String(user.uid), String(user.gid), options.workspace, setprivPath(), controlDir];
+    const args = [...this.sandboxArgs(options), '--', ...limitsCommand(options), '--', ...supervisor];
+    return { file: findHostTool('bwrap') ?? 'bwrap', args, cwd: options.workspace, reportsStatus: true };
+  }
+
+  private sandboxArgs(options: SandboxLaunchOptions): string[] {
     const tmpfs = (target: string) => ['--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', target];
     // /dev/shm (POSIX shared memory: Python's multiprocessing, browsers) is RAM too: bounded like /tmp.
     const args = [...systemMounts(), '--dev', '/dev', ...tmpfs('/dev/shm'), '--proc', '/proc'];
@@ -84,8 +110,8 @@ export class BubblewrapDriver implements SandboxDriver {
     args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session');
     // As root, setpriv drops the capabilities itself, after it changed user (which needs one).
     if (options.user === null) args.push('--cap-drop', 'ALL');
-    args.push('--chdir', options.workspace, '--json-status-fd', '3', '--', ...trialCommand(command, options));
-    return { file: findHostTool('bwrap') ?? 'bwrap', args, cwd: options.workspace, reportsStatus: true };
+    args.push('--chdir', options.workspace, '--json-status-fd', '3');
+    return args;
   }
 }
 
@@ -95,24 +121,25 @@ export class BubblewrapDriver implements SandboxDriver {
  * so it is set only when the trial has a user of its own.
  */
 export function trialCommand(command: string, options: Pick<SandboxLaunchOptions, 'user' | 'limits'>): string[] {
+  const { user } = options;
+  const drop =
+    user === null
+      ? []
+      : [setprivPath(), `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  return [...limitsCommand(options), '--', ...drop, '/bin/sh', '-c', command];
+}
+
+/** prlimit with the trial's limits (RLIMIT_NPROC only for a user of its own: it is counted per user). */
+function limitsCommand(options: Pick<SandboxLaunchOptions, 'user' | 'limits'>): string[] {
   const { limits, user } = options;
   const bound = (megabytes: number) => `${megabytes * MEGABYTE}:${megabytes * MEGABYTE}`;
   const prlimit = [findHostTool('prlimit') ?? 'prlimit', `--data=${bound(limits.memoryMb)}`, `--fsize=${bound(limits.workspaceMb)}`];
   if (user !== null) prlimit.push(`--nproc=${limits.processes}:${limits.processes}`);
-  const drop =
-    user === null
-      ? []
-      : [
-          findHostTool('setpriv') ?? 'setpriv',
-          `--reuid=${user.uid}`,
-          `--regid=${user.gid}`,
-          '--clear-groups',
-          '--inh-caps=-all',
-          '--bounding-set=-all',
-          '--no-new-privs',
-          '--',
-        ];
-  return [...prlimit, '--', ...drop, '/bin/sh', '-c', command];
+  return prlimit;
+}
+
+function setprivPath(): string {
+  return findHostTool('setpriv') ?? 'setpriv';
 }
 
 /**

@@ -12,6 +12,8 @@ const children = new Map();
 process.on('message', (message) => {
   if (message.op === 'spawn') start(message);
   else if (message.op === 'destroy') destroyPipes(message.id);
+  else if (message.op === 'write') children.get(message.id)?.stdin?.write(message.data);
+  else if (message.op === 'end') children.get(message.id)?.stdin?.end();
 });
 
 // The server went away: nothing may outlive it.
@@ -20,8 +22,8 @@ process.on('disconnect', () => {
   process.exit(0);
 });
 
-function start({ id, file, args, cwd, env, stdin, fd3 }) {
-  const stdio = [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+function start({ id, file, args, cwd, env, stdin, fd3, keepStdinOpen }) {
+  const stdio = [stdin === null && keepStdinOpen !== true ? 'ignore' : 'pipe', 'pipe', 'pipe'];
   if (fd3) stdio.push('pipe');
   let child;
   try {
@@ -42,9 +44,10 @@ function start({ id, file, args, cwd, env, stdin, fd3 }) {
     const stream = child.stdio[fd];
     if (stream) stream.on('data', (chunk) => send({ id, ev: 'data', fd, chunk }));
   }
-  if (stdin !== null && child.stdin) {
+  if (child.stdin) {
     child.stdin.on('error', () => undefined);
-    child.stdin.end(stdin);
+    if (keepStdinOpen !== true) child.stdin.end(stdin);
+    else if (stdin !== null) child.stdin.write(stdin);
   }
   child.on('exit', (code, signal) => send({ id, ev: 'exit', code, signal }));
   child.on('close', () => {

@@ -1,3 +1,4 @@
+import { Dirent, lstatSync, readdirSync, Stats } from 'node:fs';
 import { lchown, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
@@ -12,27 +13,43 @@ export interface TrialDirectory {
   workspace: string;
   home: string;
   tmp: string;
+  /** The sandbox session's control directory (sandbox-session.ts): the service's, made by the session. */
+  control: string;
 }
 
+/** The control directory's name in the trial's directory. */
+const CONTROL = '.session';
+
 /**
- * The directory belongs to the trial's user, when it has one: the only place it can write. Made
+ * The workspace, home and tmp belong to the trial's user, when it has one: the only places it
+ * can write. The directory holding them stays the service's (readable, not writable, by the
+ * trial): what the service keeps there (the account files, a session's control directory, a
+ * validator's files) cannot be renamed or replaced by the trial under the service's feet. Made
  * in as few rounds of file system calls as it can (each round waits on the thread pool, which the
  * other trials' snapshots and removals share): it is on the way from a freed place to the next
  * trial's first process.
  */
 export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
   const root = path.join(trialsRoot, sandboxId);
-  await mkdir(root, { mode: 0o700 }).catch(async (error: unknown) => {
+  // The trials root (0700) keeps other host users out; the trial's user must traverse its own.
+  const mode = user === null ? 0o700 : 0o755;
+  await mkdir(root, { mode }).catch(async (error: unknown) => {
     // The trials root is made once, by the first trial (or again, had it been removed).
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(trialsRoot, { recursive: true, mode: 0o700 });
-    await mkdir(root, { mode: 0o700 });
+    await mkdir(root, { mode });
   });
-  const directory = { root, workspace: path.join(root, 'workspace'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp') };
+  const directory = {
+    root,
+    workspace: path.join(root, 'workspace'),
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    control: path.join(root, CONTROL),
+  };
   const made = [directory.workspace, directory.home, directory.tmp];
   await Promise.all([...made.map((child) => mkdir(child)), ...(user === null ? [] : [writeAccount(directory, user)])]);
-  // Nothing else is in it (it is the service's, mode 0700, until now): every entry is known.
-  if (user !== null) await Promise.all([root, ...made, ...accountFiles(directory)].map((entry) => lchown(entry, user.uid, user.gid)));
+  // Nothing else is in them (the service just made them): every entry is known.
+  if (user !== null) await Promise.all(made.map((entry) => lchown(entry, user.uid, user.gid)));
   return directory;
 }
 
@@ -49,12 +66,7 @@ function accountFiles(directory: TrialDirectory): [string, string] {
  * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
  */
 async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise<void> {
-  const hostFile = (file: string) =>
-    readFile(file, 'utf8').then(
-      (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
-      () => '',
-    );
-  const [hostPasswd, hostGroup] = await Promise.all([hostFile('/etc/passwd'), hostFile('/etc/group')]);
+  const [hostPasswd, hostGroup] = await hostAccounts();
   const [passwdFile, groupFile] = accountFiles(directory);
   await Promise.all([
     writeFile(passwdFile, `${hostPasswd}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`, { mode: 0o644 }),
@@ -62,9 +74,52 @@ async function writeAccount(directory: TrialDirectory, user: TrialUser): Promise
   ]);
 }
 
+/** How long the host's passwd and group are reused: accounts added on the host show in sandboxes that much later. */
+const HOST_ACCOUNTS_TTL_MS = 60_000;
+let hostAccountsRead: { at: number; files: Promise<[string, string]> } | null = null;
+
+/** The host's passwd and group, read at most once a minute: every trial's account files start with them. */
+function hostAccounts(): Promise<[string, string]> {
+  const now = Date.now();
+  if (hostAccountsRead === null || now - hostAccountsRead.at > HOST_ACCOUNTS_TTL_MS) {
+    const hostFile = (file: string) =>
+      readFile(file, 'utf8').then(
+        (text) => (text === '' || text.endsWith('\n') ? text : `${text}\n`),
+        () => '',
+      );
+    hostAccountsRead = { at: now, files: Promise.all([hostFile('/etc/passwd'), hostFile('/etc/group')]) };
+  }
+  return hostAccountsRead.files;
+}
+
 /**
- * Gives what the service wrote in the trial's directory (source files, the cache, the profile's
- * files) to the trial's user. Links are changed, never followed, and never descended into.
+ * Gives what the service wrote in the workspace to the trial's user: each written file and the
+ * directories above it, and each tree it copied (the restored cache) whole. What the trial's own
+ * commands made (a clone) is the user's already and is not walked. Links are changed, never
+ * followed, and never descended into.
+ */
+export async function handOverWritten(
+  workspace: string,
+  written: { files: readonly string[]; trees: readonly string[] },
+  user: TrialUser | null,
+): Promise<void> {
+  if (user === null) return;
+  const entries = new Set<string>();
+  for (const relative of [...written.files, ...written.trees]) {
+    const parts = path.relative(workspace, relative).split(path.sep);
+    for (let depth = 1; depth <= parts.length; depth++) entries.add(path.join(workspace, ...parts.slice(0, depth)));
+  }
+  await Promise.all([...entries].map((entry) => lchown(entry, user.uid, user.gid).catch(ignoreMissing)));
+  for (const tree of written.trees) await handOver(tree, user);
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+}
+
+/**
+ * Gives a directory the service wrote (and all in it) to the trial's user. Links are changed,
+ * never followed, and never descended into.
  */
 export async function handOver(directory: string, user: TrialUser | null): Promise<void> {
   if (user === null) return;
@@ -76,17 +131,52 @@ export async function handOver(directory: string, user: TrialUser | null): Promi
   }
 }
 
-/** The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds). */
-export async function diskUsage(directory: string): Promise<number> {
+/** What the trial's files take (workspace, home, TMPDIR), less the service's control directory. */
+export function trialDiskUsage(directory: TrialDirectory): Promise<number> {
+  return diskUsage(directory.root, new Set([directory.control]));
+}
+
+/**
+ * The disk space a directory's files take (allocated blocks, so a sparse file counts what it holds).
+ * The first SYNC_WALK_ENTRIES entries are read synchronously: a trial's directory is usually a
+ * handful of entries, which the thread pool's round trips (two per entry) cost more than reading;
+ * a larger tree goes on asynchronously, so the event loop waits for a bounded part only.
+ */
+export async function diskUsage(directory: string, skipped: ReadonlySet<string> = new Set()): Promise<number> {
+  const walk = { budget: SYNC_WALK_ENTRIES };
+  return usageOf(directory, skipped, walk);
+}
+
+const SYNC_WALK_ENTRIES = 256;
+
+async function usageOf(directory: string, skipped: ReadonlySet<string>, walk: { budget: number }): Promise<number> {
   let total = 0;
-  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  const entries = walk.budget > 0 ? readdirQuietly(directory) : await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const child = path.join(directory, entry.name);
-    if (entry.isDirectory()) total += await diskUsage(child);
-    const found = await lstat(child).catch(() => null);
+    if (skipped.has(child)) continue;
+    if (entry.isDirectory()) total += await usageOf(child, skipped, walk);
+    walk.budget -= 1;
+    const found = walk.budget > 0 ? lstatQuietly(child) : await lstat(child).catch(() => null);
     total += found === null ? 0 : found.blocks * 512;
   }
   return total;
+}
+
+function readdirQuietly(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function lstatQuietly(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
+  }
 }
 
 export async function removeTrialDirectory(directory: TrialDirectory): Promise<void> {
