@@ -107,6 +107,16 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
   });
 
+  it('reads the projection lease within its bounds', () => {
+    // ASSAY_PROJECTION_LEASE_MS: 1000 to 3600000, default 10000.
+    expect(loadConfig({}).projectionLeaseMs).toBe(10000);
+    expect(() => loadConfig({ ASSAY_PROJECTION_LEASE_MS: '999' })).toThrow('ASSAY_PROJECTION_LEASE_MS');
+    expect(loadConfig({ ASSAY_PROJECTION_LEASE_MS: '1000' }).projectionLeaseMs).toBe(1000);
+    expect(loadConfig({ ASSAY_PROJECTION_LEASE_MS: '3600000' }).projectionLeaseMs).toBe(3600000);
+    expect(() => loadConfig({ ASSAY_PROJECTION_LEASE_MS: '3600001' })).toThrow('ASSAY_PROJECTION_LEASE_MS');
+    expect(() => loadConfig({ ASSAY_PROJECTION_LEASE_MS: 'lots' })).toThrow('ASSAY_PROJECTION_LEASE_MS');
+  });
+
   it('reads the instance name and the trial lease, within their bounds', () => {
     // ASSAY_TRIAL_LEASE_MS: 1000 to 3600000.
     expect(() => loadConfig({ ASSAY_TRIAL_LEASE_MS: '999' })).toThrow('ASSAY_TRIAL_LEASE_MS');
