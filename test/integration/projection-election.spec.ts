@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
@@ -10,6 +9,7 @@ import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { HealthController } from '#modules/operations/health.controller';
 import { waitUntil } from '../support/servers';
 import { happen, instance, Instance, logFile, rebuiltThings, thingProjections, things } from '../support/shared-read-store';
+import { replyRecorder } from '../support/reply-recorder';
 import { tempDir } from '../support/temp-dirs';
 
 /** Instances' connections to one shared read store, and one more to read it. */
@@ -177,22 +177,6 @@ function electionSuite(adapter: string, openShared: () => Promise<SharedStore>):
       await rebuildLog.close();
     });
   });
-}
-
-/** A FastifyReply that records what the handler sends. */
-function replyRecorder() {
-  const answer: { status?: number; body?: unknown } = {};
-  const reply = {
-    status(code: number) {
-      answer.status = code;
-      return reply;
-    },
-    send(body: unknown) {
-      answer.body = body;
-      return reply;
-    },
-  };
-  return { answer, reply: reply as unknown as FastifyReply };
 }
 
 electionSuite('memory', async () => {

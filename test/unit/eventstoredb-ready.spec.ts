@@ -4,13 +4,13 @@
  * keeps resubscribing, and readiness says so instead of staying green.
  */
 import * as net from 'node:net';
-import type { FastifyReply } from 'fastify';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import { PositionTrackingEventStore, WriteTracker } from '#infrastructure/processing/read-your-writes';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { HealthController } from '#modules/operations/health.controller';
+import { replyRecorder } from '../support/reply-recorder';
 
 /** A local port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -19,22 +19,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-/** Fastify's reply, as far as the controller uses it. */
-function replyRecorder() {
-  const answer: { status?: number; body?: unknown } = {};
-  const reply = {
-    status(code: number) {
-      answer.status = code;
-      return reply;
-    },
-    send(body: unknown) {
-      answer.body = body;
-      return reply;
-    },
-  };
-  return { answer, reply: reply as unknown as FastifyReply };
 }
 
 describe('readiness while the EventStoreDB subscription is down', () => {
