@@ -1,5 +1,6 @@
 /**
- * The in-memory read store tests the common filters (equality, number ranges) without mingo. It
+ * The in-memory read store tests the common filters (equality, number ranges, `$in` of plain
+ * values) without mingo. It
  * must answer exactly as mingo (MongoDB's rules) does, for every kind of value a field may hold:
  * a number, a numeric string, an array reaching both sides of a range, null, nothing.
  */
@@ -36,6 +37,15 @@ const FILTERS: Array<Record<string, unknown>> = [
   { n: { $eq: 10 } },
   { n: { $gt: 5, $in: [10, 20] } },
   { n: true },
+  // $in of plain values is tested directly too: a value held, an array holding one, nothing held.
+  { n: { $in: [10, 25] } },
+  { org: { $in: ['globex'] } },
+  { org: 'acme', n: { $in: ['15', 5, true] } },
+  { n: { $in: [] } },
+  { n: { $in: [12, 99] } },
+  // Lists that need mingo: null matches a missing field, an array value matches an equal array.
+  { n: { $in: [null, 10] } },
+  { n: { $in: [[5, 25]] } },
 ];
 
 describe('the memory store filter test', () => {

@@ -288,17 +288,36 @@ const RANGES: Record<string, (held: number, bound: number) => boolean> = {
   $lte: (held, bound) => held <= bound,
 };
 
+const PLAIN_VALUE_TYPES = ['string', 'number', 'boolean'];
+
+/** A value equality can test directly (NaN aside, which MongoDB and `===` disagree on). */
+function isPlainValue(value: unknown): boolean {
+  return PLAIN_VALUE_TYPES.includes(typeof value) && !Number.isNaN(value);
+}
+
 /** The direct test of one top-level field's condition, or null when it needs mingo. */
 function fieldTest(condition: unknown): FieldTest | null {
-  if (['string', 'number', 'boolean'].includes(typeof condition)) {
+  if (isPlainValue(condition)) {
     return (held) => held === condition || (Array.isArray(held) && held.includes(condition));
   }
   if (!isPlainObject(condition)) return null;
+  const operators = Object.keys(condition);
+  if (operators.length === 1 && operators[0] === '$in') return inTest(condition.$in);
   const bounds = Object.entries(condition);
   if (bounds.length === 0 || !bounds.every(([operator, bound]) => Object.hasOwn(RANGES, operator) && Number.isFinite(bound))) return null;
   const checks = bounds.map(([operator, bound]) => [RANGES[operator], bound as number] as const);
   // A number compares directly; anything else (an array, a string, nothing) as MongoDB says, through mingo.
   return (held) => (Number.isFinite(held) ? checks.every(([check, bound]) => check(held as number, bound)) : undefined);
+}
+
+/**
+ * `$in` of plain values (a run's trials by `runId`): the field holds one of them, or is an array
+ * holding one, as in MongoDB. A list with anything else (null, an object, a regex) goes to mingo.
+ */
+function inTest(values: unknown): FieldTest | null {
+  if (!Array.isArray(values) || !values.every(isPlainValue)) return null;
+  const wanted = new Set<unknown>(values);
+  return (held) => wanted.has(held) || (Array.isArray(held) && held.some((element) => wanted.has(element)));
 }
 
 /** The key of one value of a single-field index: a string itself, anything else NUL and its JSON. */

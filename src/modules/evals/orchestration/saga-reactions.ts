@@ -119,8 +119,8 @@ export class SagaReactions {
 
   /**
    * Claims the trial and runs it, unless another instance claimed it first. Settles when the
-   * trial's place can go to the next one: once its outcome is stored (or it did not run here),
-   * while its directory may still be being removed; `drain` waits for that too.
+   * trial's place can go to the next one: once its outcome's append is made (or it did not run
+   * here), while that append is committed and its directory removed; `drain` waits for both.
    */
   runTrial(trialId: string): Promise<void> {
     const trial = this.state.trials.get(trialId);
@@ -161,9 +161,11 @@ export class SagaReactions {
     const claim = await TrialClaim.take(this.eventStore, ref, this.terms, { clock: this.clock, metadata, logger: this.logger });
     if (!claim) return;
     try {
-      // The place is freed once the outcome is stored, not when the runner has removed the trial's directory.
+      // The place is freed once the outcome's append is made: the next trial's claim goes into the
+      // same group commit, after it, so no reader sees more trials running than there are places;
+      // not when the runner has removed the trial's directory.
       const conclude = (outcome: TrialOutcome, environment: ResolvedTrialEnvironment | null) =>
-        this.conclude(claim, ref, batch, run, outcome, environment).finally(placeFreed);
+        this.conclude(claim, ref, batch, run, outcome, environment, placeFreed).finally(placeFreed);
       await this.execute(batch, run, trialId, AbortSignal.any([this.signal, claim.signal]), conclude);
     } finally {
       claim.release();
@@ -178,6 +180,7 @@ export class SagaReactions {
     run: SagaRun,
     outcome: TrialOutcome,
     environment: ResolvedTrialEnvironment | null,
+    issued: () => void,
   ): Promise<void> {
     // Taken over after this owner's lease lapsed: the trial is already void, its outcome is not recorded.
     if (claim.signal.aborted) return;
@@ -195,7 +198,7 @@ export class SagaReactions {
       hasSimulatedUser: hasSimulatedUser(batch, run),
       userModel: outcome.userModel ?? null,
     };
-    const recorded = await this.recordOutcome(claim, ref, outcome, costInput);
+    const recorded = await this.recordOutcome(claim, ref, outcome, costInput, issued);
     if (recorded !== null) this.concluded.add(ref.trialId);
     if (recorded !== null && environment) await this.recordUse(ref.organization, environment, recorded, ref.trialId);
   }
@@ -205,9 +208,15 @@ export class SagaReactions {
    * store refuses as too large for one write is recorded as a void trial that says so, so that
    * the trial ends and the batch with it.
    */
-  private async recordOutcome(claim: TrialClaim, ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput): Promise<TrialOutcome | null> {
+  private async recordOutcome(
+    claim: TrialClaim,
+    ref: TrialRef,
+    outcome: TrialOutcome,
+    costInput: TrialCostInput,
+    issued: () => void,
+  ): Promise<TrialOutcome | null> {
     try {
-      return (await claim.finish(trialResultEvents(ref, outcome, costInput, this.clock.now()))) ? outcome : null;
+      return (await claim.finish(trialResultEvents(ref, outcome, costInput, this.clock.now()), issued)) ? outcome : null;
     } catch (error) {
       if (!(error instanceof AppendTooLarge)) throw error;
       this.logger.error('trial result too large for the event store; voiding the trial', { trialId: ref.trialId, bytes: error.bytes, limit: error.limit });

@@ -62,15 +62,22 @@ export class TrialClaim {
 
   /**
    * Appends the trial's outcome as the claim's last events; false when the claim was lost (the
-   * trial was voided meanwhile), and then nothing is appended.
+   * trial was voided meanwhile), and then nothing is appended. `issued` is called once the append
+   * is made (or known not to be), before it is stored: an append made right after it lands in the
+   * same group commit, after this one.
    */
-  async finish(events: DomainEvent[]): Promise<boolean> {
+  async finish(events: DomainEvent[], issued: () => void = () => undefined): Promise<boolean> {
     this.stopRenewing();
     await this.renewing;
-    if (this.lost.signal.aborted) return false;
+    if (this.lost.signal.aborted) {
+      issued();
+      return false;
+    }
     try {
       const toAppend = events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: this.metadata }));
-      await this.eventStore.append(this.stream, toAppend, this.revision);
+      const appending = this.eventStore.append(this.stream, toAppend, this.revision);
+      issued();
+      await appending;
       return true;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error;

@@ -4,7 +4,7 @@ import { trialDetails } from './trial-detail.projection';
 import { TrialDetail, trialView } from './trial-view';
 
 /** The run as the API shows it: the document without its bookkeeping fields, its trials joined with their detail. */
-export function runView(document: RunDocument, details: ReadonlyMap<string, TrialDetail>) {
+export function runView(document: Readonly<RunDocument>, details: ReadonlyMap<string, TrialDetail>) {
   const {
     _id,
     organization: _organization,
@@ -21,7 +21,7 @@ export function runView(document: RunDocument, details: ReadonlyMap<string, Tria
 export type RunView = ReturnType<typeof runView>;
 
 /** The views of run documents of one organization, with one read of their trials' detail. */
-export async function runViews(readStore: ReadStore, organization: string, documents: RunDocument[]): Promise<RunView[]> {
+export async function runViews(readStore: ReadStore, organization: string, documents: ReadonlyArray<Readonly<RunDocument>>): Promise<RunView[]> {
   const details = await trialDetails(
     readStore,
     organization,

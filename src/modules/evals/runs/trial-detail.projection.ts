@@ -1,4 +1,4 @@
-import type { Collection, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { Collection, findToRead, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { Recorded, typedDocumentProjection } from '../../typed-projection';
 import type { TrajectoryEntry } from '../execution/trial-runner.port';
 import type { ValidationRecord } from '../execution/validation/validation-record';
@@ -60,7 +60,8 @@ export async function trialDetails(readStore: ReadStore, organization: string, r
   const details = new Map<string, TrialDetail>();
   if (runIds.length === 0) return details;
   const steps: Collection<TrialDetailDocument> = readStore.collection<TrialDetailDocument>(TRIAL_DETAILS);
-  const documents = await steps.find({ organization, runId: { $in: runIds } }, { sort: { position: 1 } });
+  // Read only (the steps go into the answer as they are): the memory store hands its own, frozen.
+  const documents = await findToRead(steps, { organization, runId: { $in: runIds } }, { sort: { position: 1 } });
   for (const { trialId, step } of documents) {
     let detail = details.get(trialId);
     if (!detail) details.set(trialId, (detail = { trajectory: [], verifySteps: [], validations: [] }));

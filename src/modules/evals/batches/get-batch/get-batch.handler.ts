@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { findToRead, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { NotFound } from '#shared/errors';
 import { RUNS, RunDocument } from '../../runs/run.projection';
 import { RunView, runViews } from '../../runs/run-view';
@@ -27,7 +27,8 @@ export class GetBatchHandler implements IQueryHandler<GetBatch, BatchView> {
   async execute({ organization, batchId }: GetBatch): Promise<BatchView> {
     const batch = await this.readStore.collection<BatchDocument>(BATCHES).findOne({ _id: batchId, organization });
     if (!batch) throw new NotFound(`Batch "${batchId}" does not exist.`);
-    const documents = await this.readStore.collection<RunDocument>(RUNS).find({ organization, batchId });
+    // Read only: the memory store hands its own documents, frozen; the views are new objects.
+    const documents = [...(await findToRead(this.readStore.collection<RunDocument>(RUNS), { organization, batchId }))];
     const order = new Map(batch.runIds.map((runId, index) => [runId, index]));
     // A run missing from the batch's order compares as NaN (taken as equal by sort), as it always did.
     const position = (runId: string) => order.get(runId) ?? Number.NaN;

@@ -1,7 +1,8 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
 import { TrialFailed } from '../trial-verdict';
+import { SYNC_CALLS } from '../workspace/file-calls';
 import { handOver } from '../workspace/trial-directory';
 import { WorkspacePathError, writeWorkspaceFile } from '../workspace/workspace-paths';
 
@@ -38,12 +39,13 @@ export async function writeConversationFile(
 
 /** Adds the directory to `.git/info/exclude` when that is a plain file of a plain `.git`: a convenience, never a reason to fail. */
 async function ignoreInGit(workspace: string): Promise<void> {
+  // Two or three lstats, answered at once (file-calls.ts): a workspace without git is the usual case.
   for (const relative of ['.git', '.git/info']) {
-    const stat = await lstat(path.join(workspace, relative)).catch(() => null);
+    const stat = SYNC_CALLS.lstat(path.join(workspace, relative));
     if (stat?.isDirectory() !== true) return;
   }
   const exclude = path.join(workspace, GIT_EXCLUDE);
-  const stat = await lstat(exclude).catch(() => null);
+  const stat = SYNC_CALLS.lstat(exclude);
   if (stat !== null && !stat.isFile()) return;
   const current = stat === null ? '' : await readFile(exclude, 'utf8');
   const line = `/${CONVERSATION_DIRECTORY}/`;

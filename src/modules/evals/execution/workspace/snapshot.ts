@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, constants, createReadStream, Dirent, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
+import { SYNC_WALK_ENTRIES, SYNC_WRITE_BYTES } from './file-calls';
 
 /**
  * What a workspace holds, path → content hash, taken in-process (no `find`, no spawn) before and
@@ -21,17 +22,30 @@ export type Snapshot = Map<string, SnapshotEntry>;
 const HASH_CONCURRENCY = 8;
 const STREAM_ABOVE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Up to this many entries, and files up to SYNC_READ_BYTES while this many bytes in all, are
+ * read synchronously (file-calls.ts): a workspace of a few files is described at once, without a
+ * pool round trip and an event-loop turn per call; a larger one goes on through the pool.
+ */
+const SYNC_READ_BYTES = 1024 * 1024;
+
+interface SyncBudget {
+  entries: number;
+  bytes: number;
+}
+
 /** Takes a snapshot; entries whose stamp is unchanged since `previous` reuse its hash; `ignored` paths are left out. */
 export async function snapshotWorkspace(workspace: string, previous: Snapshot = new Map(), ignored: ReadonlySet<string> = new Set()): Promise<Snapshot> {
   const paths: string[] = [];
-  await walk(workspace, '', paths);
+  const budget: SyncBudget = { entries: SYNC_WALK_ENTRIES, bytes: SYNC_READ_BYTES };
+  await walk(workspace, '', paths, budget);
   if (ignored.size > 0) paths.splice(0, paths.length, ...paths.filter((relative) => !ignored.has(relative)));
   const snapshot: Snapshot = new Map();
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {
       const relative = paths[next++];
-      const entry = await describe(path.join(workspace, relative), previous.get(relative));
+      const entry = await describe(path.join(workspace, relative), previous.get(relative), budget);
       if (entry !== null) snapshot.set(relative, entry);
     }
   };
@@ -39,34 +53,64 @@ export async function snapshotWorkspace(workspace: string, previous: Snapshot = 
   return snapshot;
 }
 
-async function walk(root: string, relative: string, into: string[]): Promise<void> {
-  const entries = await readdir(path.join(root, relative), { withFileTypes: true }).catch(() => []);
+async function walk(root: string, relative: string, into: string[], budget: SyncBudget): Promise<void> {
+  const directory = path.join(root, relative);
+  const entries = budget.entries > 0 ? readdirQuietly(directory) : await readdir(directory, { withFileTypes: true }).catch(() => []);
+  budget.entries -= entries.length;
   for (const entry of entries) {
     const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
     if (entry.isDirectory()) {
-      if (entry.name !== '.git') await walk(root, child, into);
+      if (entry.name !== '.git') await walk(root, child, into, budget);
     } else into.push(child);
   }
 }
 
-async function describe(file: string, previous: SnapshotEntry | undefined): Promise<SnapshotEntry | null> {
-  const stat = await lstat(file, { bigint: true }).catch(() => null);
-  if (stat === null) return null;
+function readdirQuietly(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+async function describe(file: string, previous: SnapshotEntry | undefined, budget: SyncBudget): Promise<SnapshotEntry | null> {
+  budget.entries -= 1;
+  const stat = budget.entries >= 0 ? lstatSync(file, { bigint: true, throwIfNoEntry: false }) : await lstat(file, { bigint: true }).catch(() => null);
+  if (stat === null || stat === undefined) return null;
   const stamp = `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
   if (previous !== undefined && previous.stamp === stamp) return previous;
   const size = Number(stat.size);
   if (stat.isSymbolicLink()) return { sha256: sha256Of(`link:${await readlink(file)}`), regular: false, size, stamp };
   // A FIFO or a socket is never opened: reading one could block the service.
   if (!stat.isFile()) return { sha256: sha256Of(`special:${stat.mode}`), regular: false, size, stamp };
-  const sha256 = await hashFile(file, size).catch(() => null);
+  const sha256 = await hashFile(file, size, budget).catch(() => null);
   return sha256 === null ? null : { sha256, regular: true, size, stamp };
 }
 
-async function hashFile(file: string, size: number): Promise<string> {
+async function hashFile(file: string, size: number, budget: SyncBudget): Promise<string> {
+  if (size <= SYNC_WRITE_BYTES && size <= budget.bytes) {
+    budget.bytes -= size;
+    return sha256Of(readRegularFileSync(file));
+  }
   if (size <= STREAM_ABOVE_BYTES) return sha256Of(await readFile(file));
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/**
+ * A regular file's content, read synchronously. Opened without following a link and without
+ * blocking, and checked on the open descriptor: a file swapped for a FIFO since its lstat cannot
+ * hold the event loop.
+ */
+function readRegularFileSync(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is no longer a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function sha256Of(content: string | Buffer): string {

@@ -1,5 +1,5 @@
-import { lstat, mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { FileCalls, POOL_CALLS, SYNC_CALLS, SYNC_WRITE_BYTES } from './file-calls';
 
 /**
  * The service writes into a workspace as itself, outside any sandbox (source files, profile
@@ -27,7 +27,7 @@ export function workspacePath(workspace: string, relative: string): string {
 }
 
 /** Creates the parent directories of `target`, refusing any that is a symbolic link or a file. */
-export async function ensureParents(workspace: string, target: string): Promise<void> {
+export async function ensureParents(workspace: string, target: string, calls: FileCalls = POOL_CALLS): Promise<void> {
   const parts = path
     .relative(workspace, path.dirname(target))
     .split(path.sep)
@@ -35,20 +35,24 @@ export async function ensureParents(workspace: string, target: string): Promise<
   let current = workspace;
   for (const part of parts) {
     current = path.join(current, part);
-    const stat = await lstat(current).catch(() => null);
-    if (stat === null) await mkdir(current);
+    const stat = await calls.lstat(current);
+    if (stat === null) await calls.mkdir(current);
     else if (!stat.isDirectory()) {
       throw new WorkspacePathError(`${path.relative(workspace, current)} is not a directory (a link or a file is in the way)`);
     }
   }
 }
 
-/** Writes a file at a workspace-relative path, creating its directories; a link in its place is replaced. */
+/**
+ * Writes a file at a workspace-relative path, creating its directories; a link in its place is
+ * replaced. A small file is written with synchronous calls (file-calls.ts).
+ */
 export async function writeWorkspaceFile(workspace: string, relative: string, content: string): Promise<void> {
   const target = workspacePath(workspace, relative);
-  await ensureParents(workspace, target);
-  const existing = await lstat(target).catch(() => null);
+  const calls = Buffer.byteLength(content) <= SYNC_WRITE_BYTES ? SYNC_CALLS : POOL_CALLS;
+  await ensureParents(workspace, target, calls);
+  const existing = await calls.lstat(target);
   if (existing?.isDirectory()) throw new WorkspacePathError(`${relative} is a directory`);
-  if (existing?.isSymbolicLink()) await rm(target);
-  await writeFile(target, content);
+  if (existing?.isSymbolicLink()) await calls.rm(target);
+  await calls.writeFile(target, content);
 }

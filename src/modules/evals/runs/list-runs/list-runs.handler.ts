@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { Filter, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
+import { Filter, findToRead, READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { NotFound } from '#shared/errors';
 import { CASES, CaseDocument, caseDocumentId } from '../../cases/case.projection';
 import { RUNS, RunDocument } from '../run.projection';
@@ -30,7 +30,10 @@ export class ListRunsHandler implements IQueryHandler<ListRuns, RunPage> {
     const filter: Filter = { organization, 'case.id': caseId, ...(variantId !== null ? { 'variant.id': variantId } : {}) };
     const runs = this.readStore.collection<RunDocument>(RUNS);
     const sort = { startedAtMillis: -1, _id: -1 } as const;
-    const [documents, total] = await Promise.all([runs.find(filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }), runs.count(filter)]);
+    const [documents, total] = await Promise.all([
+      findToRead(runs, filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }),
+      runs.count(filter),
+    ]);
     return { runs: await runViews(this.readStore, organization, documents), page, pageSize: RUNS_PAGE_SIZE, total };
   }
 }
