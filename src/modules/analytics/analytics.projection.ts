@@ -1,4 +1,4 @@
-import type { ReadStore } from '#infrastructure/read-store/read-store.port';
+import type { Collection, Document, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { typedProjection, Recorded } from '../typed-projection';
 import type { BatchStarted } from '../evals/batches/batch.events';
 import type { TrialCommandRecorded, TrialScored, TrialVoided } from '../evals/trials/trial.events';
@@ -39,12 +39,12 @@ async function onBatchStarted(event: Recorded<BatchStarted>, store: ReadStore): 
 }
 
 async function onCommand(event: Recorded<TrialCommandRecorded>, store: ReadStore): Promise<void> {
-  const runs = store.collection<AnalyticsRunDocument>(ANALYTICS_RUNS);
-  const run = await runs.findOne({ _id: event.data.runId });
-  const trial = run?.trials[event.data.trialId];
-  if (!run || !trial || run._position >= event.position) return;
-  const trials = { ...run.trials, [event.data.trialId]: { ...trial, commands: trial.commands + 1 } };
-  await runs.replaceOne({ _id: run._id }, { ...run, trials, _position: event.position });
+  await evolveDocument(store.collection<AnalyticsRunDocument>(ANALYTICS_RUNS), event.data.runId, (run) => {
+    const trial = run?.trials[event.data.trialId];
+    if (!run || !trial || run._position >= event.position) return undefined;
+    const trials = { ...run.trials, [event.data.trialId]: { ...trial, commands: trial.commands + 1 } };
+    return { ...run, trials, _position: event.position };
+  });
 }
 
 function countsWith(counts: RunCounts, status: 'passed' | 'failed' | 'void', sign: 1 | -1): RunCounts {
@@ -61,30 +61,35 @@ function countsWith(counts: RunCounts, status: 'passed' | 'failed' | 'void', sig
  * documents it had not reached, with the run's counts as they stood right after it.
  */
 async function onVerdict(event: Recorded<TrialScored | TrialVoided>, store: ReadStore): Promise<void> {
-  const runs = store.collection<AnalyticsRunDocument>(ANALYTICS_RUNS);
-  const run = await runs.findOne({ _id: event.data.runId });
-  const trial = run?.trials[event.data.trialId];
-  if (!run || !trial) return;
   const status = event.type === 'TrialVoided' ? 'void' : event.data.status;
-  let after: AnalyticsRunDocument = run;
-  if (run._position < event.position) {
-    // A second verdict for a trial (never written by the saga) would count it twice: ignored.
-    if (trial.status !== 'pending') return;
-    after = {
-      ...run,
-      trials: { ...run.trials, [event.data.trialId]: { ...trial, status } },
-      counts: countsWith(run.counts, status, 1),
-      _position: event.position,
+  const counted: { after?: AnalyticsRunDocument; delta?: VerdictDelta } = {};
+  await evolveDocument(store.collection<AnalyticsRunDocument>(ANALYTICS_RUNS), event.data.runId, (run) => {
+    const trial = run?.trials[event.data.trialId];
+    if (!run || !trial) return undefined;
+    let after: AnalyticsRunDocument = run;
+    if (run._position < event.position) {
+      // A second verdict for a trial (never written by the saga) would count it twice: ignored.
+      if (trial.status !== 'pending') return undefined;
+      after = {
+        ...run,
+        trials: { ...run.trials, [event.data.trialId]: { ...trial, status } },
+        counts: countsWith(run.counts, status, 1),
+        _position: event.position,
+      };
+    } else if (trial.status !== status) return undefined;
+    const delta: VerdictDelta = {
+      status,
+      commands: trial.commands,
+      modelMs: event.data.modelMs,
+      costs: event.data.costs,
+      run: { before: countsWith(after.counts, status, -1), after: after.counts },
     };
-  } else if (run.trials[event.data.trialId].status !== status) return;
-  const delta: VerdictDelta = {
-    status,
-    commands: trial.commands,
-    modelMs: event.data.modelMs,
-    costs: event.data.costs,
-    run: { before: countsWith(after.counts, status, -1), after: after.counts },
-  };
-  if (run._position < event.position) await runs.replaceOne({ _id: run._id }, { ...after, tally: withVerdict(run.tally, delta) });
+    counted.after = after;
+    counted.delta = delta;
+    return run._position < event.position ? { ...after, tally: withVerdict(run.tally, delta) } : undefined;
+  });
+  const { after, delta } = counted;
+  if (after === undefined || delta === undefined) return;
   for (const target of tallyTargets(after)) await applyToTally(store, target, delta, event.position);
 }
 
@@ -120,17 +125,28 @@ function tallyTargets(run: AnalyticsRunDocument): TallyTarget[] {
 }
 
 async function applyToTally(store: ReadStore, target: TallyTarget, delta: VerdictDelta, position: number): Promise<void> {
-  const tallies = store.collection<TallyDocument>(ANALYTICS_TALLIES);
-  const current = await tallies.findOne({ _id: target._id });
-  if (current && current._position >= position) return;
-  const { _id: _ignored, _position: _previous, ...fields } = current ?? { ...target, ...emptyTally(), _position: -1 };
-  const tally = withVerdict(fields, delta);
-  // The variant's first profile name stays: the summary is the definition's, fixed at first sight.
-  await tallies.replaceOne(
-    { _id: target._id },
-    { ...target, ...tally, variant: current?.variant ?? target.variant, _id: target._id, _position: position },
-    { upsert: true },
-  );
+  await evolveDocument(store.collection<TallyDocument>(ANALYTICS_TALLIES), target._id, (current) => {
+    if (current && current._position >= position) return undefined;
+    const { _id: _ignored, _position: _previous, ...fields } = current ?? { ...target, ...emptyTally(), _position: -1 };
+    const tally = withVerdict(fields, delta);
+    // The variant's first profile name stays: the summary is the definition's, fixed at first sight.
+    return { ...target, ...tally, variant: current?.variant ?? target.variant, _id: target._id, _position: position };
+  });
+}
+
+/**
+ * Writes what `next` makes of the stored document (undefined: nothing to write). A store that
+ * reads and writes in one step (the in-memory one) hands its own document over, uncopied: `next`
+ * is pure, as every projection's evolve (withVerdict builds new objects). Any other store reads
+ * it, then replaces it; this projection has one writer, the projection owner.
+ */
+async function evolveDocument<T extends Document>(collection: Collection<T>, id: string, next: (current: T | null) => T | undefined): Promise<void> {
+  if (collection.evolveOne) {
+    collection.evolveOne(id, null, (current) => next(current));
+    return;
+  }
+  const written = next(await collection.findOne({ _id: id }));
+  if (written !== undefined) await collection.replaceOne({ _id: id }, written, { upsert: true });
 }
 
 /**
