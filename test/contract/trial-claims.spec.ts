@@ -84,6 +84,44 @@ function trialClaimsContract(name: string, open: () => Promise<{ stores: [EventS
       expect(claim!.signal.aborted).toBe(false);
     });
 
+    it('says when a claim made next is sure to be stored after its outcome: at once on a store that keeps call order, else once stored', async () => {
+      const [first, next] = [await queuedTrial(), await queuedTrial()];
+      const claim = await take(stores[0], first, 'owner');
+      let issuedTimes = 0;
+      let outcomeStoredAtIssue: Promise<boolean> = Promise.resolve(false);
+      let nextClaim: Promise<TrialClaim | null> = Promise.resolve(null);
+      const finished = await claim!.finish([{ type: 'TrialScored', data: { ...first, status: 'passed' } }], () => {
+        issuedTimes += 1;
+        // The embedded store reads at the call: what is stored at this very moment.
+        outcomeStoredAtIssue = stores[0].readStream(trialStream(first.trialId)).then((stream) => stream.some((event) => event.type === 'TrialScored'));
+        nextClaim = take(stores[0], next, 'owner');
+      });
+      expect(finished).toBe(true);
+      expect(issuedTimes).toBe(1);
+      expect(await outcomeStoredAtIssue).toBe(stores[0].appendsInCallOrder !== true);
+      expect(await nextClaim).not.toBeNull();
+      const log = await stores[1].readAll();
+      const outcomeAt = log.findIndex((event) => event.type === 'TrialScored' && event.streamName === trialStream(first.trialId));
+      const claimAt = log.findIndex((event) => event.type === 'TrialStarted' && event.streamName === trialStream(next.trialId));
+      expect(outcomeAt).toBeGreaterThanOrEqual(0);
+      expect(claimAt).toBeGreaterThan(outcomeAt);
+    });
+
+    it('says so once when its claim was lost, and appends nothing', async () => {
+      const ref = await queuedTrial();
+      const claim = await take(stores[0], ref, 'owner');
+      const [tip] = await stores[1].readStream(trialStream(ref.trialId), { direction: 'backwards', maxCount: 1 });
+      await stores[1].append(
+        trialStream(ref.trialId),
+        [{ id: randomUUID(), type: 'TrialVoided', data: { ...ref, failure: 'abandoned' }, metadata }],
+        tip.revision,
+      );
+      let issuedTimes = 0;
+      expect(await claim!.finish([{ type: 'TrialScored', data: { ...ref, status: 'passed' } }], () => (issuedTimes += 1))).toBe(false);
+      expect(issuedTimes).toBe(1);
+      expect((await stores[0].readStream(trialStream(ref.trialId))).map((event) => event.type)).not.toContain('TrialScored');
+    });
+
     it('loses the trial to an instance that voided it at the revision it read: the owner stops renewing and records nothing', async () => {
       const ref = await queuedTrial();
       const claim = await take(stores[0], ref, 'owner', 300);

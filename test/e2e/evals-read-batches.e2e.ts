@@ -1,3 +1,6 @@
+import * as path from 'node:path';
+import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { EVENT_LOG_FILE } from '../../src/runtime';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
 import { rebuildFromLog, replayTwice, snapshot } from '../support/read-models';
@@ -329,4 +332,38 @@ describe('evals read side: a batch read while its trials run', () => {
     expect(variant).toMatchObject({ status: 'finished', distribution: { trials: 2, scored: 2, passed: 2 } });
     await expectRebuildEqual(server);
   }, 90000);
+});
+
+describe('evals read side: never more trials running than places', () => {
+  let server: InProcessServer;
+
+  beforeAll(async () => {
+    server = await startInProcess({ ASSAY_INIT_ORG: 'acme', ASSAY_INIT_API_KEY: INIT_KEY, ASSAY_MAX_PARALLEL_TRIALS: '2' });
+  });
+
+  afterAll(() => server.close());
+
+  it('shows at most ASSAY_MAX_PARALLEL_TRIALS trials running at every position of the log, each place refilled as a trial ends', async () => {
+    const api = server.client;
+    const started = await api.call('evals.batches.start', quickBody('places', { trials: 8 }));
+    expect(started.status).toBe(200);
+    expect((await waitForBatch(api, started.body.id)).status).toBe('finished');
+    // The log as any reader sees it: the claims and the outcomes in position order.
+    const log = SqliteEventStore.open(path.join(server.dataDir, EVENT_LOG_FILE));
+    try {
+      let running = 0;
+      let most = 0;
+      let claims = 0;
+      for (const event of await log.readAll()) {
+        if (event.type === 'TrialStarted') {
+          claims += 1;
+          most = Math.max(most, (running += 1));
+        }
+        if (event.type === 'TrialScored' || event.type === 'TrialVoided') running -= 1;
+      }
+      expect({ claims, most, runningAtTheEnd: running }).toEqual({ claims: 8, most: 2, runningAtTheEnd: 0 });
+    } finally {
+      await log.close();
+    }
+  }, 60000);
 });

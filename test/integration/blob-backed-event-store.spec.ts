@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { BlobBackedEventStore } from '#infrastructure/blob-store/blob-backed-event-store';
 import { isBlobReference } from '#infrastructure/blob-store/blob-references';
 import { FileBlobStore } from '#infrastructure/blob-store/file/file-blob-store';
-import { EventTooLarge, MAX_EVENT_BYTES, NewEvent, RecordedEvent } from '#infrastructure/event-store/event-store.port';
+import { EventTooLarge, MAX_EVENT_BYTES, NewEvent, RecordedEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { tempDir } from '../support/temp-dirs';
 
@@ -48,6 +48,22 @@ describe('BlobBackedEventStore (SQLite log, blobs in the data directory)', () =>
       break;
     }
     await subscription.close();
+  });
+
+  it('stores appends in the order they were made: a small one never overtakes one whose values go to the blob store', async () => {
+    // The large one is made first and goes to the blob store (file writes) before its append; the
+    // small ones after it need nothing, yet must not reach the log first.
+    expect(store.appendsInCallOrder).toBe(true);
+    const large = store.append('order-large', [event({ output: 'a'.repeat(200_000) })], 'no_stream');
+    const small = store.append('order-small', [event({ note: 'small' })], 'no_stream');
+    const refused = store.append('order-small', [event({ note: 'refused' })], 'no_stream');
+    const after = store.append('order-after', [event({ note: 'after the refused one' })], 'no_stream');
+    const [first, second] = await Promise.all([large, small]);
+    await expect(refused).rejects.toBeInstanceOf(WrongExpectedVersion);
+    const third = await after;
+    expect(first.position).toBeLessThan(second.position);
+    expect(second.position).toBeLessThan(third.position);
+    expect((await log.readAll()).map((recorded) => recorded.streamName)).toEqual(['order-large', 'order-small', 'order-after']);
   });
 
   it('leaves the data the caller appended as it was', async () => {

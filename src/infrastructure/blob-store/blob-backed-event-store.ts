@@ -28,6 +28,8 @@ import { BlobTextCache } from './blob-text-cache';
  */
 export class BlobBackedEventStore implements EventStore {
   private readonly texts: BlobTextCache;
+  /** Settles once the last append made was handed to the inner store (or refused before). */
+  private handedOver: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly inner: EventStore,
@@ -36,10 +38,29 @@ export class BlobBackedEventStore implements EventStore {
     this.texts = new BlobTextCache(blobs);
   }
 
-  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  /** Appends reach the inner store in the order they were made (see `append`): its order is this store's. */
+  get appendsInCallOrder(): boolean {
+    return this.inner.appendsInCallOrder === true;
+  }
+
+  /**
+   * Moves the events' large values out, then appends them. Appends are handed to the inner store
+   * in the order they were made: one whose values go to the blob store first holds back those
+   * made after it until it is handed over, so a small append never overtakes a large one (a
+   * trial's outcome and the next trial's claim are stored in that order).
+   */
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const prepared = this.outOfLineAll(stream, events);
+    const turn = this.handedOver.then(() => prepared);
+    const appended = turn.then((stored) => this.inner.append(stream, stored, expected));
+    this.handedOver = turn.catch(() => undefined);
+    return appended;
+  }
+
+  private async outOfLineAll(stream: string, events: NewEvent[]): Promise<NewEvent[]> {
     const stored: NewEvent[] = [];
     for (const event of events) stored.push(await this.outOfLine(stream, event));
-    return this.inner.append(stream, stored, expected);
+    return stored;
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

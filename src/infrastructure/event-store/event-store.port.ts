@@ -102,6 +102,13 @@ export interface AllSubscription extends AsyncIterable<RecordedEvent> {
 
 export interface EventStore {
   append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * True when appends are stored in the order they are made, even before the first is
+   * acknowledged (one writer committing in call order, as the embedded store's group commit):
+   * an append made right after another, to any stream, is never stored before it. Stores that
+   * send appends concurrently (EventStoreDB) leave it out.
+   */
+  readonly appendsInCallOrder?: boolean;
   /** An absent stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

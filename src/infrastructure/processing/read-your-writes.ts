@@ -63,6 +63,11 @@ export class PositionTrackingEventStore implements EventStore {
     private readonly writes: WriteTracker,
   ) {}
 
+  /** Each append goes to the inner store as it is called: its order is the inner store's. */
+  get appendsInCallOrder(): boolean {
+    return this.inner.appendsInCallOrder === true;
+  }
+
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = await this.inner.append(stream, events, expected);
     for (const event of events) this.writes.noteAppend(event.metadata.correlationId, result.position);

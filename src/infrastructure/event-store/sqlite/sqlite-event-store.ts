@@ -108,6 +108,8 @@ export class SqliteEventStore implements EventStore {
   private readonly commitGroup: Database.Transaction<(group: PendingAppend[]) => void>;
   /** The appends waiting for the next group commit, in call order. */
   private pending: PendingAppend[] = [];
+  /** One connection commits the appends of a group in the order they were made, group after group. */
+  readonly appendsInCallOrder = true;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(filePath);

@@ -37,12 +37,15 @@ async function materializeSource(session: TrialSession): Promise<string[]> {
   return [];
 }
 
+/** Beyond this many files of a source or a profile, the rest are written through the thread pool (file-calls.ts). */
+const SYNC_WRITTEN_FILES = 32;
+
 /** Writes the files; answers their absolute paths. */
 async function writeFiles(workspace: string, files: Record<string, string>, field: 'source' | 'profile'): Promise<string[]> {
   const written: string[] = [];
   for (const [relative, content] of Object.entries(files)) {
     try {
-      await writeWorkspaceFile(workspace, relative, content);
+      await writeWorkspaceFile(workspace, relative, content, written.length >= SYNC_WRITTEN_FILES);
       written.push(workspacePath(workspace, relative));
     } catch (error) {
       if (!(error instanceof WorkspacePathError)) throw error;

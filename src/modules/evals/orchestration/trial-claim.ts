@@ -62,29 +62,36 @@ export class TrialClaim {
 
   /**
    * Appends the trial's outcome as the claim's last events; false when the claim was lost (the
-   * trial was voided meanwhile), and then nothing is appended. `issued` is called once the append
-   * is made (or known not to be), before it is stored: an append made right after it lands in the
-   * same group commit, after this one.
+   * trial was voided meanwhile), and then nothing is appended. `issued` is called as soon as an
+   * append made after it is sure to be stored after the outcome: on a store that stores appends in
+   * call order, once the outcome's append is made (the embedded store then commits both in one
+   * group, the outcome first); on any other, once the outcome is stored. Also when nothing is
+   * appended.
    */
   async finish(events: DomainEvent[], issued: () => void = () => undefined): Promise<boolean> {
     this.stopRenewing();
     await this.renewing;
-    if (this.lost.signal.aborted) {
-      issued();
-      return false;
-    }
+    let told = false;
+    const tell = () => {
+      if (!told) issued();
+      told = true;
+    };
     try {
+      if (this.lost.signal.aborted) return false;
       const toAppend = events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: this.metadata }));
       const appending = this.eventStore.append(this.stream, toAppend, this.revision);
-      issued();
+      if (this.eventStore.appendsInCallOrder === true) tell();
       await appending;
       return true;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error;
       this.lose();
       return false;
+    } finally {
+      tell();
     }
   }
+
 
   /** Stops renewing without an outcome (the trial could not be finished here). */
   release(): void {

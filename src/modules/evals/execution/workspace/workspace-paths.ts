@@ -45,11 +45,12 @@ export async function ensureParents(workspace: string, target: string, calls: Fi
 
 /**
  * Writes a file at a workspace-relative path, creating its directories; a link in its place is
- * replaced. A small file is written with synchronous calls (file-calls.ts).
+ * replaced. A small file is written with synchronous calls (file-calls.ts) unless `pooled`: a
+ * caller writing many files has only the first few written so.
  */
-export async function writeWorkspaceFile(workspace: string, relative: string, content: string): Promise<void> {
+export async function writeWorkspaceFile(workspace: string, relative: string, content: string, pooled = false): Promise<void> {
   const target = workspacePath(workspace, relative);
-  const calls = Buffer.byteLength(content) <= SYNC_WRITE_BYTES ? SYNC_CALLS : POOL_CALLS;
+  const calls = !pooled && Buffer.byteLength(content) <= SYNC_WRITE_BYTES ? SYNC_CALLS : POOL_CALLS;
   await ensureParents(workspace, target, calls);
   const existing = await calls.lstat(target);
   if (existing?.isDirectory()) throw new WorkspacePathError(`${relative} is a directory`);
