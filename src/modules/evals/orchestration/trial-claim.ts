@@ -92,7 +92,6 @@ export class TrialClaim {
     }
   }
 
-
   /** Stops renewing without an outcome (the trial could not be finished here). */
   release(): void {
     this.stopRenewing();
