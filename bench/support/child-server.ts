@@ -21,6 +21,8 @@ export interface BenchServer {
   /** The server's own CPU time so far (user + system, all its threads, children excluded), ms. */
   cpuMs(): number;
   call(operation: string, body: unknown): Promise<any>;
+  /** Follows the batch on its watch stream (as `assay eval` does) until the stream says it ended. */
+  watchUntilEnd(batchId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,20 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       });
       if (response.status !== 200) throw new Error(`${operation} answered ${response.status}: ${await response.text()}`);
       return response.json();
+    },
+    async watchUntilEnd(batchId) {
+      const response = await fetch(`${url}/v1/evals.batches.watch?id=${encodeURIComponent(batchId)}`, {
+        headers: { authorization: `Bearer ${BENCH_KEY}` },
+      });
+      if (response.status !== 200 || response.body === null) throw new Error(`evals.batches.watch answered ${response.status}: ${await response.text()}`);
+      const decoder = new TextDecoder();
+      let tail = '';
+      for await (const chunk of response.body) {
+        // Only the end matters: keep enough of the text to find its event name across chunks.
+        tail = (tail + decoder.decode(chunk as Uint8Array, { stream: true })).slice(-4096);
+        if (tail.includes('event: batch.finished')) return;
+      }
+      throw new Error(`The watch stream of batch ${batchId} ended before the batch did.`);
     },
     async stop() {
       // SIGTERM: a graceful stop, which is also when --cpu-prof writes its profile.

@@ -40,13 +40,14 @@ export async function assayBatch(server: BenchServer, workload: Workload): Promi
     variants: [{ harness: 'command', model: 'none', profile: { run: workload.run } }],
     trials: TRIALS / CASES,
   });
-  let finished: any;
-  for (;;) {
+  // Followed as `assay eval` follows a batch, on its watch stream (small events pushed as they
+  // happen), not by polling the whole batch (a get of a finished 100-trial batch is ~240 KB).
+  await server.watchUntilEnd(batch.id);
+  let finished = await server.call('evals.batches.get', { id: batch.id });
+  // The stream reads the log; the read models may show the end a moment later.
+  for (let tries = 0; finished.status === 'running' && tries < 100; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
     finished = await server.call('evals.batches.get', { id: batch.id });
-    if (finished.status !== 'running') break;
-    // The end is read from the batch's finishedAt, not from when the poll saw it: the poll can be
-    // slow (its requests would otherwise weigh in the server's CPU per trial).
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   // The server's clock is this machine's clock: the batch's end less the start request's send.
   const wallMs = (typeof finished.finishedAt === 'number' ? finished.finishedAt : Date.parse(finished.finishedAt)) - started;
