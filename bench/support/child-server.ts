@@ -112,12 +112,15 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       if (response.status !== 200 || response.body === null) throw new Error(`evals.batches.watch answered ${response.status}: ${await response.text()}`);
       const decoder = new TextDecoder();
       let tail = '';
+      let ended = false;
+      // Read to its end, which the server makes right after the batch's last event: a client that
+      // let go of the stream early would keep its connection open (undici) and hold the server's stop.
       for await (const chunk of response.body) {
         // Only the end matters: keep enough of the text to find its event name across chunks.
         tail = (tail + decoder.decode(chunk as Uint8Array, { stream: true })).slice(-4096);
-        if (tail.includes('event: batch.finished')) return;
+        ended ||= tail.includes('event: batch.finished');
       }
-      throw new Error(`The watch stream of batch ${batchId} ended before the batch did.`);
+      if (!ended) throw new Error(`The watch stream of batch ${batchId} ended before the batch did.`);
     },
     async stop() {
       // SIGTERM: a graceful stop, which is also when --cpu-prof writes its profile.
