@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, createReadStream, Dirent, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { BigIntStats, closeSync, constants, createReadStream, Dirent, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { SYNC_WALK_ENTRIES, SYNC_WRITE_BYTES } from './file-calls';
@@ -65,6 +65,15 @@ async function walk(root: string, relative: string, into: string[], budget: Sync
   }
 }
 
+/** The entry's lstat, or null when it is gone or cannot be read (a parent the trial made unsearchable). */
+function lstatQuietly(file: string): BigIntStats | null {
+  try {
+    return lstatSync(file, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
 function readdirQuietly(directory: string): Dirent[] {
   try {
     return readdirSync(directory, { withFileTypes: true });
@@ -75,8 +84,8 @@ function readdirQuietly(directory: string): Dirent[] {
 
 async function describe(file: string, previous: SnapshotEntry | undefined, budget: SyncBudget): Promise<SnapshotEntry | null> {
   budget.entries -= 1;
-  const stat = budget.entries >= 0 ? lstatSync(file, { bigint: true, throwIfNoEntry: false }) : await lstat(file, { bigint: true }).catch(() => null);
-  if (stat === null || stat === undefined) return null;
+  const stat = budget.entries >= 0 ? lstatQuietly(file) : await lstat(file, { bigint: true }).catch(() => null);
+  if (stat === null) return null;
   const stamp = `${stat.mode}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
   if (previous !== undefined && previous.stamp === stamp) return previous;
   const size = Number(stat.size);
