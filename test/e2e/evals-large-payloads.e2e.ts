@@ -51,7 +51,10 @@ describe('evals: large payloads live in the blob store, not in events', () => {
     }));
     const started = await api.call('evals.batches.start', startBody({ cases, variants: [{ harness: 'command', model: 'm', profile: { run: 'true' } }] }));
     expect(started.status).toBe(200);
-    const batch = await waitForBatch(api, started.body.id, 600_000);
+    // Every get of this batch answers its runs' setups, 100 MB of sources (~1 s to build and read
+    // in this process, the server's own): polled every 100 ms, the gets alone starve the trials
+    // once the test process's heap is large (the whole suite in one process), so every 3 s here.
+    const batch = await waitForBatch(api, started.body.id, 600_000, 3000);
     expect(batch.status).toBe('finished');
     // Each trial's verify saw its whole source in the workspace: the saga read the blobs back.
     expect(batch.runs.flatMap((run: any) => run.trials.map((trial: any) => trial.status))).toEqual(Array(100).fill('passed'));

@@ -16,7 +16,7 @@ export function startBody(overrides: Record<string, unknown> = {}): Record<strin
 }
 
 /** Polls `evals.batches.get` until the batch is finished or failed. */
-export async function waitForBatch(api: ApiClient, batchId: string, timeoutMs = 60000): Promise<any> {
+export async function waitForBatch(api: ApiClient, batchId: string, timeoutMs = 60000, intervalMs = 100): Promise<any> {
   let batch: any = null;
   await waitUntil(
     async () => {
@@ -26,7 +26,7 @@ export async function waitForBatch(api: ApiClient, batchId: string, timeoutMs = 
       return batch.status !== 'running';
     },
     timeoutMs,
-    100,
+    intervalMs,
   );
   return batch;
 }
