@@ -9,14 +9,15 @@ import { EventRow, toRecordedEvent } from './sqlite-rows';
  * these columns existed are migrated in place: their rows get their organization and no hash.
  */
 export function migrateForAudit(db: Database.Database): void {
-  const columns = new Set(
+  const migrated = () =>
     db
       .prepare<[], { name: string }>('PRAGMA table_info(events)')
       .all()
-      .map((column) => column.name),
-  );
-  if (!columns.has('organization')) {
+      .some((column) => column.name === 'organization');
+  if (!migrated()) {
     db.transaction(() => {
+      // Asked again under the write lock: another process opening the same new file may have just done it.
+      if (migrated()) return;
       db.exec('ALTER TABLE events ADD COLUMN organization TEXT');
       db.exec('ALTER TABLE events ADD COLUMN prev_hash TEXT');
       db.exec('ALTER TABLE events ADD COLUMN hash TEXT');

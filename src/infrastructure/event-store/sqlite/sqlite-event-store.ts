@@ -52,13 +52,36 @@ function openDatabase(filePath: string): Database.Database {
   const db = new Database(filePath);
   // busy_timeout first: switching to WAL itself needs a lock another process may hold.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  // FULL syncs the WAL on every commit, so an acknowledged append survives power loss too.
-  db.pragma('synchronous = FULL');
-  db.exec(SCHEMA);
-  migrateForAudit(db);
+  retryWhileBusy(() => {
+    db.pragma('journal_mode = WAL');
+    // FULL syncs the WAL on every commit, so an acknowledged append survives power loss too.
+    db.pragma('synchronous = FULL');
+    db.exec(SCHEMA);
+    migrateForAudit(db);
+  });
   return db;
 }
+
+/**
+ * Several processes opening a new file at once (instances started together, the CLI beside a
+ * server) can each hold a lock the other needs to switch it to WAL or to create the schema;
+ * SQLite then answers SQLITE_BUSY at once rather than wait, to avoid the deadlock. Every step
+ * here is idempotent: it is tried again, for as long as the busy timeout.
+ */
+function retryWhileBusy(step: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, OPEN_RETRY_MS);
+    }
+  }
+}
+
+const OPEN_RETRY_MS = 20;
 
 function prepareStatements(db: Database.Database) {
   const select = 'SELECT position, id, stream, revision, type, data, metadata, created_at FROM events';
