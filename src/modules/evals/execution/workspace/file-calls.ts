@@ -43,8 +43,17 @@ export const POOL_CALLS: FileCalls = {
   writeFile: (file, content) => writeFile(file, content),
 };
 
-/** Up to this size a file is written synchronously (a conversation file, a profile's config). */
-export const SYNC_WRITE_BYTES = 64 * 1024;
+/** Up to this size a file is written or read synchronously (a conversation file, a profile's config). */
+export const SYNC_FILE_BYTES = 64 * 1024;
 
 /** Up to this many entries of a walk are read synchronously. */
 export const SYNC_WALK_ENTRIES = 256;
+
+/** A directory's entries, read synchronously; none when it is gone or cannot be read. */
+export function readdirQuietly(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}

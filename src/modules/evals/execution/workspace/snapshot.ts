@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { BigIntStats, closeSync, constants, createReadStream, Dirent, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { BigIntStats, closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { SYNC_WALK_ENTRIES, SYNC_WRITE_BYTES } from './file-calls';
+import { readdirQuietly, SYNC_FILE_BYTES, SYNC_WALK_ENTRIES } from './file-calls';
 
 /**
  * What a workspace holds, path → content hash, taken in-process (no `find`, no spawn) before and
@@ -74,14 +74,6 @@ function lstatQuietly(file: string): BigIntStats | null {
   }
 }
 
-function readdirQuietly(directory: string): Dirent[] {
-  try {
-    return readdirSync(directory, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
 async function describe(file: string, previous: SnapshotEntry | undefined, budget: SyncBudget): Promise<SnapshotEntry | null> {
   budget.entries -= 1;
   const stat = budget.entries >= 0 ? lstatQuietly(file) : await lstat(file, { bigint: true }).catch(() => null);
@@ -97,7 +89,7 @@ async function describe(file: string, previous: SnapshotEntry | undefined, budge
 }
 
 async function hashFile(file: string, size: number, budget: SyncBudget): Promise<string> {
-  if (size <= SYNC_WRITE_BYTES && size <= budget.bytes) {
+  if (size <= SYNC_FILE_BYTES && size <= budget.bytes) {
     budget.bytes -= size;
     return sha256Of(readRegularFileSync(file));
   }

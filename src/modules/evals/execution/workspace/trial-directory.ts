@@ -1,8 +1,8 @@
-import { Dirent, lchownSync, lstatSync, mkdirSync, readdirSync, Stats, writeFileSync } from 'node:fs';
+import { lchownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { lchown, lstat, readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
-import { POOL_CALLS, SYNC_CALLS, SYNC_WALK_ENTRIES } from './file-calls';
+import { POOL_CALLS, readdirQuietly, SYNC_CALLS, SYNC_WALK_ENTRIES } from './file-calls';
 
 /**
  * A trial's own directory under the trials root, outside the data directory: the workspace the
@@ -169,26 +169,10 @@ async function usageOf(directory: string, skipped: ReadonlySet<string>, walk: { 
     if (skipped.has(child)) continue;
     if (entry.isDirectory()) total += await usageOf(child, skipped, walk);
     walk.budget -= 1;
-    const found = walk.budget > 0 ? lstatQuietly(child) : await lstat(child).catch(() => null);
+    const found = walk.budget > 0 ? SYNC_CALLS.lstat(child) : await lstat(child).catch(() => null);
     total += found === null ? 0 : found.blocks * 512;
   }
   return total;
-}
-
-function readdirQuietly(directory: string): Dirent[] {
-  try {
-    return readdirSync(directory, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-function lstatQuietly(file: string): Stats | null {
-  try {
-    return lstatSync(file);
-  } catch {
-    return null;
-  }
 }
 
 export async function removeTrialDirectory(directory: TrialDirectory): Promise<void> {

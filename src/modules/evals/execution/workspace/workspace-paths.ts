@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { FileCalls, POOL_CALLS, SYNC_CALLS, SYNC_WRITE_BYTES } from './file-calls';
+import { FileCalls, POOL_CALLS, SYNC_CALLS, SYNC_FILE_BYTES } from './file-calls';
 
 /**
  * The service writes into a workspace as itself, outside any sandbox (source files, profile
@@ -50,7 +50,7 @@ export async function ensureParents(workspace: string, target: string, calls: Fi
  */
 export async function writeWorkspaceFile(workspace: string, relative: string, content: string, pooled = false): Promise<void> {
   const target = workspacePath(workspace, relative);
-  const calls = !pooled && Buffer.byteLength(content) <= SYNC_WRITE_BYTES ? SYNC_CALLS : POOL_CALLS;
+  const calls = !pooled && Buffer.byteLength(content) <= SYNC_FILE_BYTES ? SYNC_CALLS : POOL_CALLS;
   await ensureParents(workspace, target, calls);
   const existing = await calls.lstat(target);
   if (existing?.isDirectory()) throw new WorkspacePathError(`${relative} is a directory`);
