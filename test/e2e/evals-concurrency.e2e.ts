@@ -1,3 +1,4 @@
+import type { EventStore } from '#infrastructure/event-store/event-store.port';
 import { ApiClient } from '../support/http-client';
 import { startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';
@@ -50,5 +51,32 @@ describe('evals: at most three running batches per organization', () => {
     const again = await Promise.all(Array.from({ length: 3 }, () => api.call('evals.batches.start', sleeper(0))));
     expect(again.map((answer) => answer.status)).toEqual([200, 200, 200]);
     for (const answer of again) await waitForBatch(api, answer.body.id);
+  });
+
+  it('queues each trial and ends each run with one append each, whatever number of events come between', async () => {
+    // The saga's state follows the log a few events behind its own appends: each event in between
+    // must not make the same append again (idempotent, but quadratic in the batch's trials).
+    const store: EventStore = server.runtime.eventStore;
+    const made = new Map<string, number>();
+    const append = store.append.bind(store);
+    store.append = (stream, events, expected) => {
+      const key = `${events[0]?.type ?? 'nothing'} ${stream}`;
+      made.set(key, (made.get(key) ?? 0) + 1);
+      return append(stream, events, expected);
+    };
+    try {
+      const cases = Array.from({ length: 6 }, (_, index) => ({ id: `case-${index}`, variables: { word: 'hello' }, verify: 'true' }));
+      const started = await api.call(
+        'evals.batches.start',
+        startBody({ cases, trials: 10, variants: [{ harness: 'command', model: 'm', profile: { run: 'true' } }] }),
+      );
+      expect(started.body).toMatchObject({ id: expect.any(String) });
+      expect((await waitForBatch(api, started.body.id)).status).toBe('finished');
+    } finally {
+      store.append = append;
+    }
+    const counts = (type: string) => [...made].filter(([key]) => key.startsWith(`${type} `)).map(([, count]) => count);
+    expect(counts('TrialQueued')).toEqual(Array.from({ length: 60 }, () => 1));
+    expect(counts('RunFinished')).toEqual([1, 1, 1, 1, 1, 1]);
   });
 });

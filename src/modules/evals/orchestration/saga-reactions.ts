@@ -51,6 +51,14 @@ export class SagaReactions {
   private readonly concluded = new Set<string>();
   /** Their runs, so a stop can wait for each to record how it ended. */
   private readonly running = new Set<Promise<void>>();
+  /**
+   * Trials whose TrialQueued, and runs whose RunFinished, this process has appended (or is
+   * appending) while the saga's state does not show it yet: the state follows the log a few events
+   * behind, and each event in between would otherwise append them again (idempotent, but an
+   * append each: quadratic in a batch's trials). Dropped once the state shows them, or on failure.
+   */
+  private readonly queuedAhead = new Set<string>();
+  private readonly finishedAhead = new Set<string>();
 
   constructor(
     private readonly eventStore: EventStore,
@@ -88,9 +96,13 @@ export class SagaReactions {
       const byRunner = batch.started.local === true && runByRunner(run.run);
       for (const trial of this.state.trialsOf(run)) {
         if (trial.status === 'planned') {
+          if (this.queuedAhead.has(trial.trialId)) continue;
           const queued = this.queueTrial(batch, trial, causation);
           queuing.push(byRunner ? queued : queued.then(() => schedule(trial.trialId)));
-        } else if (trial.status === 'queued' && !byRunner) schedule(trial.trialId);
+        } else {
+          this.queuedAhead.delete(trial.trialId);
+          if (trial.status === 'queued' && !byRunner) schedule(trial.trialId);
+        }
         if (queuing.length < QUEUE_CHUNK) continue;
         await settleAll(queuing);
         queuing = [];
@@ -272,7 +284,8 @@ export class SagaReactions {
   private async queueTrial(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
     const ref = { trialId: trial.trialId, runId: trial.runId, batchId: trial.batchId, organization: batch.started.organization };
     const event = { type: 'TrialQueued', data: { ...ref, ordinal: trial.ordinal, queuedAt: this.clock.now().toISOString() } };
-    await this.appendIfExpected(trialStream(trial.trialId), [event], this.metadata(batch, causation), 'no_stream');
+    // Appended or found appended (another instance's, or a claim after it): queued either way.
+    await this.appendAhead(this.queuedAhead, trial.trialId, trialStream(trial.trialId), event, this.metadata(batch, causation), 'no_stream');
   }
 
   private async abandon(batch: SagaBatch, trial: SagaTrial, causation: Causation): Promise<void> {
@@ -291,10 +304,34 @@ export class SagaReactions {
   }
 
   private async finishRun(batch: SagaBatch, run: SagaRun, causation: Causation): Promise<void> {
+    const { runId } = run.run;
+    if (run.finished) this.finishedAhead.delete(runId);
+    if (run.finished || this.finishedAhead.has(runId)) return;
     const trials = this.state.trialsOf(run);
-    if (run.finished || !trials.every((trial) => isTerminal(trial.status))) return;
+    if (!trials.every((trial) => isTerminal(trial.status))) return;
     const event = runFinished(batch.started, run, trials, this.clock.now());
-    await this.appendIfExpected(runStream(run.run.runId), [event], this.metadata(batch, causation), 'no_stream');
+    await this.appendAhead(this.finishedAhead, runId, runStream(runId), event, this.metadata(batch, causation), 'no_stream');
+  }
+
+  /**
+   * An append the state will show a few events later: marked in `ahead` under `key` from now on,
+   * so that the events in between do not make it again; unmarked if it fails, to be tried again.
+   */
+  private async appendAhead(
+    ahead: Set<string>,
+    key: string,
+    stream: string,
+    event: DomainEvent,
+    metadata: EventMetadata,
+    expected: number | 'no_stream',
+  ): Promise<void> {
+    ahead.add(key);
+    try {
+      await this.appendIfExpected(stream, [event], metadata, expected);
+    } catch (error) {
+      ahead.delete(key);
+      throw error;
+    }
   }
 
   private async endBatch(batch: SagaBatch, causation: Causation): Promise<void> {
@@ -309,12 +346,21 @@ export class SagaReactions {
 
   private async releaseSlot(batch: SagaBatch, causation: Causation): Promise<void> {
     if (batch.slotReleased) {
-      if (batch.finished) this.state.forget(batch.started.batchId);
+      if (batch.finished) this.forget(batch);
       return;
     }
     const { organization, batchId } = batch.started;
     const command = { type: 'ReleaseSlot' as const, organization, batchId, reason: 'the batch ended', now: this.clock.now() };
     await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, command, this.metadata(batch, causation), { attempts: 50 });
+  }
+
+  /** A batch that is over and gave its slot back: nothing of it is kept. */
+  private forget(batch: SagaBatch): void {
+    for (const run of batch.started.runs) {
+      this.finishedAhead.delete(run.runId);
+      for (const trialId of run.trialIds) this.queuedAhead.delete(trialId);
+    }
+    this.state.forget(batch.started.batchId);
   }
 
   /** Appends unless the stream moved on: then another reaction already did this. */
