@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
 import { NewEvent, RecordedEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
-import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { SqliteEventStore, SqliteEventStoreOptions } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { eventHash } from '#shared/event-chain';
 import { tempDir } from '../support/temp-dirs';
 
@@ -109,7 +109,7 @@ eventStoreContract('SQLite', async () => {
 describe('SqliteEventStore', () => {
   let storage: ReturnType<typeof temporaryFile>;
   const stores: SqliteEventStore[] = [];
-  const open = (options?: { pollIntervalMs?: number }) => {
+  const open = (options?: SqliteEventStoreOptions) => {
     const store = new SqliteEventStore(storage.file, options);
     stores.push(store);
     return store;
@@ -209,6 +209,50 @@ describe('SqliteEventStore', () => {
       { nextExpectedRevision: 0, position: positions[0] },
       { nextExpectedRevision: 0, position: positions[2] },
     ]);
+  });
+
+  it('answers appends only once the write-ahead file is synced, one sync at a time covering every group committed meanwhile', async () => {
+    const syncs: Array<{ fd: number; done: () => void }> = [];
+    const store = open({ syncFile: (fd) => new Promise<void>((done) => syncs.push({ fd, done })) });
+    const settled: string[] = [];
+    const append = (name: string, stream: string, expected: 'no_stream' | number) =>
+      store.append(stream, [sampleEvent()], expected).then(() => settled.push(name));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const stream = `synced-${randomUUID()}`;
+    const first = append('first', stream, 'no_stream');
+    await turn();
+    await turn();
+    // Committed (readable) but not yet answered: its sync has not ended.
+    expect(syncs).toHaveLength(1);
+    expect(fs.fstatSync(syncs[0].fd).ino).toBe(fs.statSync(`${storage.file}-wal`).ino);
+    expect(await store.readStream(stream)).toHaveLength(1);
+    const second = append('second', stream, 0);
+    await turn();
+    const third = append('third', `${stream}-other`, 'no_stream');
+    await turn();
+    await turn();
+    expect(await store.readStream(stream)).toHaveLength(2);
+    expect(syncs).toHaveLength(1);
+    expect(settled).toEqual([]);
+    syncs[0].done();
+    await first;
+    await turn();
+    expect(settled).toEqual(['first']);
+    // One sync for the two groups committed while the first ran.
+    expect(syncs).toHaveLength(2);
+    syncs[1].done();
+    await Promise.all([second, third]);
+    expect(settled).toEqual(['first', 'second', 'third']);
+  });
+
+  it('refuses every append once a sync of the write-ahead file failed, saying to restart', async () => {
+    const store = open({ syncFile: () => Promise.reject(new Error('EIO: i/o error, fsync')) });
+    const stream = `unsynced-${randomUUID()}`;
+    await expect(store.append(stream, [sampleEvent()], 'no_stream')).rejects.toThrow(
+      /could not be synced to disk \(EIO: i\/o error, fsync\); restart the service/,
+    );
+    await expect(store.append(`${stream}-later`, [sampleEvent()], 'no_stream')).rejects.toThrow(/could not be synced to disk/);
+    expect(await store.readStream(`${stream}-later`)).toEqual([]);
   });
 
   itWithChildProcess('keeps every acknowledged append of its group commits when the writer is killed with SIGKILL', async () => {

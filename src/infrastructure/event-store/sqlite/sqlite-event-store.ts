@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { closeSync, fsync, openSync } from 'node:fs';
 import { eventHash } from '#shared/event-chain';
 import {
   AllSubscription,
@@ -21,7 +22,11 @@ import { EventRow, toRecordedEvent } from './sqlite-rows';
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes or instances. */
   pollIntervalMs?: number;
+  /** Syncs the log's write-ahead file to disk (a file descriptor of it); fsync in libuv's pool unless given. */
+  syncFile?: (fd: number) => Promise<void>;
 }
+
+const syncInPool = (fd: number): Promise<void> => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 
 const DEFAULT_POLL_INTERVAL_MS = 50;
 /** The CLI appends API keys while the server runs: a writer waits for the other one's commit. */
@@ -48,18 +53,23 @@ const SCHEMA = `
 
 type StreamTip = Pick<EventRow, 'revision' | 'position'>;
 
-function openDatabase(filePath: string): Database.Database {
+/** The open file, and whether SQLite runs it in WAL mode (a file system without shared memory may refuse it). */
+function openDatabase(filePath: string): { db: Database.Database; wal: boolean } {
   const db = new Database(filePath);
   // busy_timeout first: switching to WAL itself needs a lock another process may hold.
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  let wal = false;
   retryWhileBusy(() => {
-    db.pragma('journal_mode = WAL');
-    // FULL syncs the WAL on every commit, so an acknowledged append survives power loss too.
-    db.pragma('synchronous = FULL');
+    wal = db.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    // In WAL mode, NORMAL: a commit does not sync the WAL itself (SQLite still syncs it before
+    // each checkpoint); the store syncs it after each group's commit, off the event loop, and
+    // answers the group's appends only then (SqliteEventStore.afterSync). Otherwise FULL: SQLite
+    // syncs at each commit. Either way an acknowledged append survives power loss.
+    db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
     db.exec(SCHEMA);
     migrateForAudit(db);
   });
-  return db;
+  return { db, wal };
 }
 
 /**
@@ -133,11 +143,25 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   /** One connection commits the appends of a group in the order they were made, group after group. */
   readonly appendsInCallOrder = true;
+  private readonly walFile: string;
+  /** True in WAL mode: the store syncs the WAL itself (false: SQLite syncs at each commit). */
+  private readonly walSynced: boolean;
+  private readonly syncFile: (fd: number) => Promise<void>;
+  private walFd: number | null = null;
+  /** The groups committed since the sync in progress began: answered after the next one. */
+  private unsynced: Array<(failure: unknown) => void> = [];
+  private syncing: Promise<void> | null = null;
+  /** Set when a sync failed: what was written may not be on disk, and the log takes no more appends. */
+  private syncFailure: Error | null = null;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
-    this.db = openDatabase(filePath);
+    const { db, wal } = openDatabase(filePath);
+    this.db = db;
+    this.walSynced = wal;
     this.statements = prepareStatements(this.db);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.walFile = `${filePath}-wal`;
+    this.syncFile = options.syncFile ?? syncInPool;
     this.appendInSavepoint = this.db.transaction((stream, events, expected) => this.appendWithinTransaction(stream, events, expected));
     this.commitGroup = this.db.transaction((group) => {
       for (const append of group) {
@@ -213,9 +237,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    // Appends already called are committed (or refused) before the file closes.
+    // Appends already called are committed (or refused), and synced, before the file closes.
     if (this.pending.length > 0 && this.db.open) this.flush();
+    while (this.syncing) await this.syncing;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    if (this.walFd !== null) closeSync(this.walFd);
+    this.walFd = null;
     if (this.db.open) this.db.close();
   }
 
@@ -280,6 +307,7 @@ export class SqliteEventStore implements EventStore {
     this.pending = [];
     try {
       if (!this.db.open) throw new Error('The SQLite event store is closed.');
+      if (this.syncFailure) throw this.syncFailure;
       // IMMEDIATE takes the write lock up front: the revision checks and the inserts see one
       // state, and positions are handed out in commit order, so readers never see N+1 before N.
       this.commitGroup.immediate(group);
@@ -288,14 +316,51 @@ export class SqliteEventStore implements EventStore {
       for (const append of group) append.reject(error);
       return;
     }
-    let appended = false;
-    for (const append of group) {
-      if (append.outcome) {
-        appended ||= append.outcome.appended;
-        append.resolve(append.outcome.result);
-      } else append.reject(append.error);
+    this.afterSync((failure) => {
+      let appended = false;
+      for (const append of group) {
+        if (failure) append.reject(failure);
+        else if (append.outcome) {
+          appended ||= append.outcome.appended;
+          append.resolve(append.outcome.result);
+        } else append.reject(append.error);
+      }
+      if (appended) this.wakeSubscriptions();
+    });
+  }
+
+  /**
+   * Group commit's second half: the WAL is synced in libuv's pool, not on the event loop (where
+   * SQLite's own sync at each commit kept it waiting on the disk), one sync at a time; the groups
+   * committed while one runs wait for the next, which covers them all. Each group is answered,
+   * in commit order, once a sync begun after its commit has ended.
+   */
+  private afterSync(answer: (failure: unknown) => void): void {
+    if (!this.walSynced) {
+      answer(null);
+      return;
     }
-    if (appended) this.wakeSubscriptions();
+    this.unsynced.push(answer);
+    if (this.syncing === null) this.syncing = this.syncCommitted();
+  }
+
+  private async syncCommitted(): Promise<void> {
+    while (this.unsynced.length > 0) {
+      const answers = this.unsynced;
+      this.unsynced = [];
+      let failure: unknown = null;
+      try {
+        this.walFd ??= openSync(this.walFile, 'r+');
+        await this.syncFile(this.walFd);
+      } catch (error) {
+        // After a failed fsync, the kernel may have dropped the pages it could not write: nothing
+        // later can be vouched for. The appends are refused from here on; a restart re-reads the file.
+        failure = new Error(`The event log could not be synced to disk (${(error as Error).message}); restart the service once the disk is healthy.`);
+        this.syncFailure ??= failure as Error;
+      }
+      for (const answer of answers) answer(failure);
+    }
+    this.syncing = null;
   }
 
   private wakeSubscriptions(): void {
