@@ -20,6 +20,8 @@ export interface BenchServer {
   pid: number;
   /** The server's own CPU time so far (user + system, all its threads, children excluded), ms. */
   cpuMs(): number;
+  /** The same, split: the server's user and kernel time, its child processes' (the spawn helper), and theirs (the trials' processes). */
+  cpuSplit(): CpuSplit;
   call(operation: string, body: unknown): Promise<any>;
   /** Follows the batch on its watch stream (as `assay eval` does) until the stream says it ended. */
   watchUntilEnd(batchId: string): Promise<void>;
@@ -44,12 +46,55 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** utime + stime of the process (fields 14 and 15 of /proc/<pid>/stat; the children's are 16 and 17). */
-function processCpuMs(pid: number): number {
+/** CPU ms of one process: its own user and kernel time, and its waited-for children's (fields 14 to 17 of /proc/<pid>/stat). */
+export interface ProcessCpu {
+  user: number;
+  kernel: number;
+  children: number;
+}
+
+export function processCpu(pid: number | 'self'): ProcessCpu {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const ms = (index: number) => (Number(fields[index]) * 1000) / TICKS_PER_SECOND;
+  return { user: ms(11), kernel: ms(12), children: ms(13) + ms(14) };
+}
+
+function processCpuMs(pid: number): number {
+  const { user, kernel } = processCpu(pid);
+  return user + kernel;
+}
+
+/** Where a trial's CPU goes, ms (a difference of two readings): the server, the processes it started (the spawn helper), and theirs. */
+export interface CpuSplit {
+  serverUser: number;
+  serverKernel: number;
+  helpers: number;
+  trialProcesses: number;
+}
+
+/** The server's child processes live now (the spawn helper; a process that ended is no longer counted). */
+function childPids(pid: number): number[] {
+  const listed = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return listed === '' ? [] : listed.split(/\s+/).map(Number);
+}
+
+function cpuSplit(pid: number): CpuSplit {
+  const server = processCpu(pid);
+  const helpers = childPids(pid).flatMap((child) => {
+    try {
+      return [processCpu(child)];
+    } catch {
+      return []; // ended between the listing and the reading
+    }
+  });
+  return {
+    serverUser: server.user,
+    serverKernel: server.kernel,
+    helpers: helpers.reduce((total, helper) => total + helper.user + helper.kernel, 0),
+    trialProcesses: helpers.reduce((total, helper) => total + helper.children, 0),
+  };
 }
 
 export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
@@ -96,6 +141,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     url,
     pid,
     cpuMs: () => processCpuMs(pid),
+    cpuSplit: () => cpuSplit(pid),
     async call(operation, body) {
       const response = await fetch(`${url}/v1/${operation}`, {
         method: 'POST',

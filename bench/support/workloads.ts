@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bareSpawn, SandboxDriverName } from '#modules/evals/execution';
-import { BenchServer } from './child-server';
+import { BenchServer, CpuSplit, processCpu } from './child-server';
 import { tempDir } from './sqlite-log';
 
 /**
@@ -28,11 +28,14 @@ export const waveFloorMs = (trials: number): number => Math.ceil(trials / AT_ONC
 export interface BatchMeasure {
   wallMs: number;
   serverCpuMs: number;
+  /** CPU ms per trial: the server's user and kernel time, the spawn helper's, and the trials' processes'. */
+  perTrial: CpuSplit;
 }
 
 /** One batch of the workload on a running server: wall time from the start request to the batch read finished. */
 export async function assayBatch(server: BenchServer, workload: Workload): Promise<BatchMeasure> {
   const cpuBefore = server.cpuMs();
+  const splitBefore = server.cpuSplit();
   const started = Date.now();
   const batch = await server.call('evals.batches.start', {
     suite: { id: 'bench', prompt: 'benchmark' },
@@ -53,11 +56,18 @@ export async function assayBatch(server: BenchServer, workload: Workload): Promi
   const wallMs = (typeof finished.finishedAt === 'number' ? finished.finishedAt : Date.parse(finished.finishedAt)) - started;
   if (!Number.isFinite(wallMs)) throw new Error(`The bench batch has no finishedAt: ${JSON.stringify(finished.finishedAt)}`);
   const serverCpuMs = server.cpuMs() - cpuBefore;
+  const splitAfter = server.cpuSplit();
+  const perTrial = {
+    serverUser: (splitAfter.serverUser - splitBefore.serverUser) / TRIALS,
+    serverKernel: (splitAfter.serverKernel - splitBefore.serverKernel) / TRIALS,
+    helpers: (splitAfter.helpers - splitBefore.helpers) / TRIALS,
+    trialProcesses: (splitAfter.trialProcesses - splitBefore.trialProcesses) / TRIALS,
+  };
   if (finished.status !== 'finished') throw new Error(`The bench batch ended ${finished.status}: ${JSON.stringify(finished).slice(0, 500)}`);
   const trials = (finished.runs as Array<{ trials: Array<{ status: string }> }>).flatMap((run) => run.trials);
   const passed = trials.filter((trial) => trial.status === 'passed').length;
   if (passed !== TRIALS) throw new Error(`${passed} of ${TRIALS} bench trials passed: ${JSON.stringify(trials.find((t) => t.status !== 'passed'))}`);
-  return { wallMs, serverCpuMs };
+  return { wallMs, serverCpuMs, perTrial };
 }
 
 /**
@@ -65,6 +75,30 @@ export async function assayBatch(server: BenchServer, workload: Workload): Promi
  * directory, AT_ONCE trials at a time, with the same sandbox driver and no trial machinery.
  */
 export async function bareBatch(driver: SandboxDriverName, workload: Workload, trials = TRIALS): Promise<number> {
+  return (await bareBatchMeasured(driver, workload, trials)).wallMs;
+}
+
+export interface BareMeasure {
+  wallMs: number;
+  /** CPU ms per trial: this process's (it spawns the processes, as the spawn helper does for the server), and the processes'. */
+  perTrial: { spawner: number; processes: number };
+}
+
+/** The bare batch, with the CPU it took: this process's own (nothing else runs in it meanwhile) and its waited-for children's. */
+export async function bareBatchMeasured(driver: SandboxDriverName, workload: Workload, trials = TRIALS): Promise<BareMeasure> {
+  const before = processCpu('self');
+  const wallMs = await bareRuns(driver, workload, trials);
+  const after = processCpu('self');
+  return {
+    wallMs,
+    perTrial: {
+      spawner: (after.user + after.kernel - before.user - before.kernel) / trials,
+      processes: (after.children - before.children) / trials,
+    },
+  };
+}
+
+async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number): Promise<number> {
   const root = tempDir('bare');
   try {
     let next = 0;
