@@ -68,10 +68,34 @@ export function readMasterKeyFile(file: string): Buffer | null {
   return parseMasterKey(fs.readFileSync(file, 'utf8'), file);
 }
 
-/** Creates the file with mode 0600; refuses to overwrite (`wx`), so two processes cannot race. */
+/**
+ * Creates the file with mode 0600, whole: the key is written and synced under a name of its own,
+ * then linked to its name, which refuses (EEXIST) when the file exists. A process starting at the
+ * same moment finds no file or the whole key, never a file created and not yet written (which it
+ * would refuse as "must hold 32 bytes"), and two processes cannot both write it.
+ */
 export function writeMasterKeyFile(file: string, key: Buffer): void {
   ensureKeyDirectory(file);
-  fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  const staging = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = fs.openSync(staging, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, key.toString('base64') + '\n');
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(staging, file);
+  } finally {
+    fs.rmSync(staging, { force: true });
+  }
+  // The new name itself survives a power loss too.
+  const directory = fs.openSync(path.dirname(file), 'r');
+  try {
+    fs.fsyncSync(directory);
+  } finally {
+    fs.closeSync(directory);
+  }
 }
 
 /**
