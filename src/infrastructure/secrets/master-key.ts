@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { AssayConfig } from '../../config';
 import { sha256Hex } from '#shared/hash';
 import type { JsonLogger } from '../logging/json-logger';
+import { syncDirectorySync } from '../files/sync-directory';
 import { KEY_BYTES } from './aes-gcm';
 
 /**
@@ -90,12 +91,7 @@ export function writeMasterKeyFile(file: string, key: Buffer): void {
     fs.rmSync(staging, { force: true });
   }
   // The new name itself survives a power loss too.
-  const directory = fs.openSync(path.dirname(file), 'r');
-  try {
-    fs.fsyncSync(directory);
-  } finally {
-    fs.closeSync(directory);
-  }
+  syncDirectorySync(path.dirname(file));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import { syncDirectory } from '../../files/sync-directory';
 import { BlobMissing, BlobStore, requireSha256, sha256Of, verified } from '../blob-store.port';
 
 /** The directory of the data directory that holds the blobs. */
@@ -71,14 +72,4 @@ function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** Makes the rename itself durable (a directory's entries are data of the directory). */
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { syncDirectory } from '../../files/sync-directory';
 import type { Document } from '../read-store.port';
 import type { CapturedCollection } from './memory-read-store';
 
@@ -182,15 +183,6 @@ function encodingOf(column: readonly unknown[]): ValueEncoding {
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((key, i) => key === b[i]);
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await fs.promises.open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
