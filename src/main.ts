@@ -7,6 +7,7 @@ import { bootstrapInitialKey } from './bootstrap';
 import type { AssayConfig } from './config';
 import { sendError } from '#infrastructure/http/all-exceptions.filter';
 import { configureFastify } from '#infrastructure/http/fastify-setup';
+import { closeQuietConnectionsOnStop } from '#infrastructure/http/quiet-connections';
 import { answerClientError } from '#infrastructure/http/protocol-errors';
 import { holdAnswersUntilProjected } from '#infrastructure/http/read-your-writes';
 import { serveViewer } from '#infrastructure/http/viewer-assets';
@@ -110,6 +111,7 @@ async function createApp(runtime: Runtime, keyRing: KeyRing, execution: TrialExe
   });
   const fastify = app.getHttpAdapter().getInstance();
   configureFastify(fastify, logger, config.maxBodyBytes);
+  closeQuietConnectionsOnStop(fastify);
   if (metrics) serveMetrics(fastify, metrics, config.metrics.allow);
   holdAnswersUntilProjected(fastify, runtime.writes, runtime.projections, config.readYourWritesTimeoutMs, logger);
   await serveViewer(fastify, logger);
