@@ -16,6 +16,11 @@ export function closeQuietConnectionsOnStop(fastify: FastifyInstance): void {
   const open = new Set<Socket>();
   let stopping = false;
   server.on('connection', (socket: Socket) => {
+    // Accepted between the stop's start and the listener's close: nothing will be served on it.
+    if (stopping) {
+      socket.destroy();
+      return;
+    }
     open.add(socket);
     socket.once('close', () => {
       open.delete(socket);
