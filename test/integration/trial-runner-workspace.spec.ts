@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
 import { cacheLocation } from '#modules/evals/execution/workspace/cache';
@@ -130,6 +130,25 @@ describe('TrialRunner: changed files and artifacts', () => {
     expect(workspace.startsWith(trialsRoot)).toBe(true);
     expect(existsSync(workspace)).toBe(false);
     expect(readdirSync(trialsRoot)).toEqual([]);
+  });
+
+  it('removes links the trial left without following them, and a tree past the synchronous walk', async () => {
+    const trialsRoot = dirs.make('assay-trials-');
+    const outside = dirs.make('assay-outside-');
+    writeFileSync(path.join(outside, 'keep.txt'), 'kept\n');
+    const { runner } = testRunner(dirs, { trialsRoot });
+    const links = `ln -s '${outside}' dir-link && ln -s '${outside}/keep.txt' file-link && ln -s missing dangling`;
+    const small = await runner.run(trialSpec({ sandbox: PROCESS, profile: { run: `mkdir -p a/b/c && echo x > a/b/c/deep.txt && ${links}` } }));
+    expect(small.status).toBe('passed');
+    expect(readdirSync(trialsRoot)).toEqual([]);
+    // More entries than are removed synchronously: the rest goes through the pool.
+    const large = await runner.run(
+      trialSpec({ sandbox: PROCESS, profile: { run: `mkdir -p many/sub && for i in $(seq 600); do : > many/f$i; done && ${links}` } }),
+    );
+    expect(large.status).toBe('passed');
+    expect(readdirSync(trialsRoot)).toEqual([]);
+    expect(readdirSync(outside)).toEqual(['keep.txt']);
+    expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('kept\n');
   });
 
   it('hands the outcome over before removing the trial directory, and settles once it is gone', async () => {

@@ -66,6 +66,10 @@ function openDatabase(filePath: string): { db: Database.Database; wal: boolean }
     // answers the group's appends only then (SqliteEventStore.afterSync). Otherwise FULL: SQLite
     // syncs at each commit. Either way an acknowledged append survives power loss.
     db.pragma(wal ? 'synchronous = NORMAL' : 'synchronous = FULL');
+    // Each append of a group runs in a savepoint, whose journal SQLite spills to a new temporary
+    // file past 64 KiB: a file made and removed for most groups. In memory it is the group's
+    // changed pages, bounded by the group's size.
+    db.pragma('temp_store = MEMORY');
     db.exec(SCHEMA);
     migrateForAudit(db);
   });
