@@ -1,7 +1,9 @@
+import * as fs from 'node:fs';
 import type { SandboxDriverName } from '#modules/evals/execution';
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { summarizeProfiles } from './support/cpu-profile';
 import type { Progress, Suite } from './support/suite';
+import { tempDir } from './support/sqlite-log';
 import { median, Row } from './support/table';
 import { AT_ONCE, assayBatch, BareMeasure, bareBatchMeasured, BatchMeasure, SLEEP, TRIALS, TRIVIAL, waveFloorMs, Workload } from './support/workloads';
 
@@ -20,9 +22,18 @@ export interface AssayMeasures {
   perTrial: CpuSplit;
 }
 
-/** The median of ROUNDS batches of the workload on one server of the driver, after one warm-up batch. */
-export async function measureAssay(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS): Promise<AssayMeasures> {
-  const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir: profileDir });
+/**
+ * The median of ROUNDS batches of the workload on one server of the driver, after one warm-up
+ * batch; its trial directories under `trialsParent` when given.
+ */
+export async function measureAssay(
+  progress: Progress,
+  driver: SandboxDriverName,
+  workload: Workload,
+  rounds = ROUNDS,
+  trialsParent?: string,
+): Promise<AssayMeasures> {
+  const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir: profileDir, trialsParent });
   try {
     // The first batch pays for lazy loading (modules, prepared statements, the sandbox probe).
     await assayBatch(server, TRIVIAL);
@@ -46,11 +57,11 @@ export async function measureFloor(progress: Progress, driver: SandboxDriverName
   return (await measureFloorCpu(progress, driver, workload, rounds)).wallMs;
 }
 
-/** The median wall of ROUNDS bare batches, and the CPU split of the batch that took it. */
-async function measureFloorCpu(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS): Promise<BareMeasure> {
+/** The median wall of ROUNDS bare batches, and the CPU split of the batch that took it; their directories under `under` when given. */
+async function measureFloorCpu(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS, under?: string): Promise<BareMeasure> {
   const measures: BareMeasure[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    measures.push(await bareBatchMeasured(driver, workload));
+    measures.push(await bareBatchMeasured(driver, workload, TRIALS, under));
     progress.log(`bare ${driver}, ${workload.name}: ${measures[measures.length - 1].wallMs.toFixed(0)} ms`);
   }
   return { wallMs: median(measures.map((measure) => measure.wallMs)), perTrial: medianBy(measures, (measure) => measure.wallMs).perTrial };
@@ -84,10 +95,16 @@ function cpuRows(benchmark: string, assay: CpuSplit, bare: BareMeasure['perTrial
   ];
 }
 
-async function trivialRows(progress: Progress, driver: SandboxDriverName): Promise<Row[]> {
-  const floor = await measureFloorCpu(progress, driver, TRIVIAL);
-  const assay = await measureAssay(progress, driver, TRIVIAL);
-  const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${TRIVIAL.name} (${driver})`;
+/** Where the trial directories (and the bare runs' directories) go: the default temporary directory, or a tmpfs. */
+interface Directories {
+  label: string;
+  parent?: string;
+}
+
+async function trivialRows(progress: Progress, driver: SandboxDriverName, directories: Directories = { label: '' }): Promise<Row[]> {
+  const floor = await measureFloorCpu(progress, driver, TRIVIAL, ROUNDS, directories.parent);
+  const assay = await measureAssay(progress, driver, TRIVIAL, ROUNDS, directories.parent);
+  const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${TRIVIAL.name} (${driver}${directories.label})`;
   return [
     {
       benchmark,
@@ -121,12 +138,37 @@ async function sleepRows(progress: Progress, driver: SandboxDriverName): Promise
   ];
 }
 
+const SHM = '/dev/shm';
+const TMPFS_MAGIC = 0x01021994;
+
+/**
+ * The trivial workload again with the trial directories, and the bare runs' directories, on a
+ * tmpfs: what the trials root's file system costs (making and removing each trial's directories)
+ * against what the service's own work costs. Skipped, saying so, without a tmpfs at /dev/shm.
+ */
+async function tmpfsRows(progress: Progress): Promise<Row[]> {
+  if (!fs.existsSync(SHM) || fs.statfsSync(SHM).type !== TMPFS_MAGIC) {
+    progress.log(`${SHM} is not a tmpfs here: the rows with the trial directories on a tmpfs are left out.`);
+    return [];
+  }
+  const parent = tempDir('trials', SHM);
+  try {
+    const rows: Row[] = [];
+    for (const driver of ['bubblewrap', 'process'] as const)
+      rows.push(...(await trivialRows(progress, driver, { label: ', trial directories on a tmpfs', parent: parent.dir })));
+    return rows;
+  } finally {
+    parent.remove();
+  }
+}
+
 export const throughputSuite: Suite = {
   name: 'throughput',
   description: `${TRIALS} trials at ${AT_ONCE} at once on a running child server, start request to finished batch, median of ${ROUNDS}, against the same processes run bare in the same run; server CPU is its own (children excluded).`,
   async run(progress) {
     const rows: Row[] = [];
     for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver)));
+    rows.push(...(await tmpfsRows(progress)));
     for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await sleepRows(progress, driver)));
     if (profileDir) progress.log(`CPU profiles in ${profileDir}:\n${summarizeProfiles(profileDir)}`);
     return rows;

@@ -33,6 +33,8 @@ export interface BenchServerOptions {
   parallel: number;
   /** When set, the server writes a V8 CPU profile (.cpuprofile) there when it stops. */
   cpuProfileDir?: string;
+  /** The server's TMPDIR, under which its trial directories go; default its own temporary directory, beside its data. */
+  trialsParent?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -115,7 +117,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       ASSAY_INIT_API_KEY: BENCH_KEY,
       ASSAY_MAX_PARALLEL_TRIALS: String(options.parallel),
       ASSAY_LOG_LEVEL: 'warn',
-      TMPDIR: data.dir,
+      TMPDIR: options.trialsParent ?? data.dir,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

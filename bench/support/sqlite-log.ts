@@ -24,8 +24,8 @@ export interface AdapterLayout {
 }
 
 /** A temporary directory for one suite, removed by `remove()`. */
-export function tempDir(label: string): { dir: string; file(name: string): string; remove(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `assay-bench-${label}-`));
+export function tempDir(label: string, under = os.tmpdir()): { dir: string; file(name: string): string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(under, `assay-bench-${label}-`));
   return {
     dir,
     file: (name) => path.join(dir, name),

@@ -85,9 +85,9 @@ export interface BareMeasure {
 }
 
 /** The bare batch, with the CPU it took: this process's own (nothing else runs in it meanwhile) and its waited-for children's. */
-export async function bareBatchMeasured(driver: SandboxDriverName, workload: Workload, trials = TRIALS): Promise<BareMeasure> {
+export async function bareBatchMeasured(driver: SandboxDriverName, workload: Workload, trials = TRIALS, under?: string): Promise<BareMeasure> {
   const before = processCpu('self');
-  const wallMs = await bareRuns(driver, workload, trials);
+  const wallMs = await bareRuns(driver, workload, trials, under);
   const after = processCpu('self');
   return {
     wallMs,
@@ -98,8 +98,9 @@ export async function bareBatchMeasured(driver: SandboxDriverName, workload: Wor
   };
 }
 
-async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number): Promise<number> {
-  const root = tempDir('bare');
+/** The bare runs' directories go in a temporary directory, under `under` when given (the trial directories' file system). */
+async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number, under?: string): Promise<number> {
+  const root = tempDir('bare', under);
   try {
     let next = 0;
     const worker = async () => {
