@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Clock, systemClock } from '#shared/clock';
 import { changesProgramStart } from '#shared/reserved-variables';
 import { reportSandboxStart } from '../execution-observers';
 import type { OutputCollector } from '../output/captured-output';
 import { LaunchedProcess, ProcessLauncher, sharedSpawnHelper } from './process-launcher';
+import { SYNC_FILE_BYTES } from '../workspace/file-calls';
 import type { SandboxLaunch } from './sandbox-driver';
 import type { CommandResult } from './sandboxed-command';
 import { STEP_FILE, STEP_INPUT, StepEnd, StepOutput, stepFile } from './session-protocol';
@@ -57,9 +59,11 @@ export class SandboxSession {
   /** Starts the sandbox; its supervisor waits for the first command. */
   static async start(launch: SandboxLaunch, controlDir: string, options: { clock?: Clock; launcher?: ProcessLauncher } = {}): Promise<SandboxSession> {
     // Root's: the trial can read its own step there, never change the next one. A later session of the trial finds it made.
-    await mkdir(controlDir, { mode: 0o755 }).catch((error: unknown) => {
+    try {
+      mkdirSync(controlDir, { mode: 0o755 });
+    } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    });
+    }
     const session = new SandboxSession(launch, controlDir, options);
     session.spawn();
     return session;
@@ -74,9 +78,8 @@ export class SandboxSession {
     if (!this.usable || this.child === null) throw new Error('The sandbox session cannot take a command now.');
     const startedAtMillis = this.clock.now().getTime();
     const env = Object.fromEntries(Object.entries(request.env).filter(([name]) => !changesProgramStart(name)));
-    const writes = [writeFile(path.join(this.controlDir, STEP_FILE), stepFile(request.command, env), { mode: 0o644 })];
-    if (request.stdin !== null) writes.push(writeFile(path.join(this.controlDir, STEP_INPUT), request.stdin, { mode: 0o644 }));
-    await Promise.all(writes);
+    await writeControlFile(path.join(this.controlDir, STEP_FILE), stepFile(request.command, env));
+    if (request.stdin !== null) await writeControlFile(path.join(this.controlDir, STEP_INPUT), request.stdin);
     const nonce = randomBytes(16).toString('hex');
     return new Promise((resolve) => {
       const step = new RunningStep(this, request, nonce, startedAtMillis, (result) => {
@@ -290,4 +293,14 @@ class RunningStep {
       finishedAtMillis: this.session.clockNow,
     });
   }
+}
+
+/**
+ * A file of the control directory (the service's; the trial cannot put anything in its way):
+ * written synchronously when small, as a step and most inputs are (file-calls.ts), a large input
+ * through the pool.
+ */
+async function writeControlFile(file: string, content: string): Promise<void> {
+  if (Buffer.byteLength(content) <= SYNC_FILE_BYTES) writeFileSync(file, content, { mode: 0o644 });
+  else await writeFile(file, content, { mode: 0o644 });
 }

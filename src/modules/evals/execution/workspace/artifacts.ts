@@ -4,6 +4,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Redactor } from '../output/captured-output';
 import type { TrialArtifact } from '../trial-runner.port';
+import { readRegularFileSync, SYNC_FILE_BYTES } from './file-calls';
 import type { Snapshot } from './snapshot';
 
 /**
@@ -47,7 +48,7 @@ export async function storeArtifacts(store: ArtifactStore, workspace: string, be
   for (const [relative, entry] of after) {
     if (!entry.regular || entry.size < 1 || before.get(relative)?.sha256 === entry.sha256) continue;
     const source = path.join(workspace, relative);
-    const bytes = entry.size <= REDACTED_UP_TO_BYTES ? await readFile(source) : null;
+    const bytes = entry.size <= SYNC_FILE_BYTES ? readRegularFileSync(source) : entry.size <= REDACTED_UP_TO_BYTES ? await readFile(source) : null;
     const text = bytes === null ? null : textOf(bytes);
     const content = text === null ? bytes : Buffer.from(store.redactor.redact(text), 'utf8');
     const sha256 = content === null ? entry.sha256 : createHash('sha256').update(content).digest('hex');

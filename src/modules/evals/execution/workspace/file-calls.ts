@@ -1,4 +1,18 @@
-import { Dirent, lchownSync, lstatSync, mkdirSync, readdirSync, rmSync, Stats, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  Dirent,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  Stats,
+  writeFileSync,
+} from 'node:fs';
 import { lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 
 /**
@@ -55,5 +69,20 @@ export function readdirQuietly(directory: string): Dirent[] {
     return readdirSync(directory, { withFileTypes: true });
   } catch {
     return [];
+  }
+}
+
+/**
+ * A regular file's content, read synchronously. Opened without following a link and without
+ * blocking, and checked on the open descriptor: a file swapped for a FIFO since its lstat cannot
+ * hold the event loop.
+ */
+export function readRegularFileSync(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is no longer a regular file`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

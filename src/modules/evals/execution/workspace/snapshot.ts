@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { BigIntStats, closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { BigIntStats, createReadStream, lstatSync } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { readdirQuietly, SYNC_FILE_BYTES, SYNC_WALK_ENTRIES } from './file-calls';
+import { readdirQuietly, readRegularFileSync, SYNC_FILE_BYTES, SYNC_WALK_ENTRIES } from './file-calls';
 
 /**
  * What a workspace holds, path → content hash, taken in-process (no `find`, no spawn) before and
@@ -97,21 +97,6 @@ async function hashFile(file: string, size: number, budget: SyncBudget): Promise
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-/**
- * A regular file's content, read synchronously. Opened without following a link and without
- * blocking, and checked on the open descriptor: a file swapped for a FIFO since its lstat cannot
- * hold the event loop.
- */
-function readRegularFileSync(file: string): Buffer {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${file} is no longer a regular file`);
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export function sha256Of(content: string | Buffer): string {
