@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { LoadedSnapshot, readSnapshot, SNAPSHOT_FILE, SNAPSHOT_VERSION } from '#infrastructure/read-store/memory/read-model-snapshot';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { loadConfig } from '../../src/config';
+import { snapshotInterval } from '#infrastructure/processing/read-model-snapshots';
 import { snapshotSettings } from '../../src/runtime';
 import { rebuildFromLog, snapshot } from '../support/read-models';
 import { CLI, INIT_KEY, InProcessServer, startInProcess, tempDir, waitUntil } from '../support/servers';
@@ -143,6 +144,36 @@ describe('read-model snapshots of the embedded store', () => {
     }
     // The stop wrote the current version in its place.
     expect((await readSnapshot(file, snapshotSettings(loadConfig({ ASSAY_DATA_DIR: dataDir })).fingerprint))?.position).toBe(current?.position);
+  });
+
+  it('says how many documents each snapshot wrote and after how many events the next is due', async () => {
+    const server = await startInProcess(env(dataDir));
+    try {
+      for (let index = 0; index < 25; index += 1) await server.client.call('auth.keys.create', { name: `more${index}`, permissions: ['evals:read'] });
+      await waitUntil(async () => logged(server, 'read-model snapshot written').length > 0, 10000);
+      const [written] = logged(server, 'read-model snapshot written');
+      expect(written.documents).toBeGreaterThan(0);
+      // A small state: every ASSAY_SNAPSHOT_EVERY events (a large one less often: test/unit/snapshot-interval.spec.ts).
+      expect(written.nextAfterEvents).toBe(snapshotInterval(20, written.documents as number));
+      expect(written.nextAfterEvents).toBe(20);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with ASSAY_SNAPSHOT_EVERY=0 writes none, loads none, and replays the log', async () => {
+    const file = path.join(dataDir, SNAPSHOT_FILE);
+    const kept = fs.readFileSync(file);
+    const server = await startInProcess({ ...env(dataDir), ASSAY_SNAPSHOT_EVERY: '0' });
+    try {
+      expect(logged(server, 'read models loaded from a snapshot')).toHaveLength(0);
+      for (let index = 0; index < 10; index += 1) await server.client.call('auth.keys.create', { name: `off${index}`, permissions: ['evals:read'] });
+      expect((await server.client.call('auth.keys.list', {})).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    expect(logged(server, 'read-model snapshot written')).toHaveLength(0);
+    expect(fs.readFileSync(file).equals(kept)).toBe(true);
   });
 
   it('holds no secret value, in any encoding a reader could search for', () => {

@@ -1,6 +1,7 @@
 /**
  * Read-model snapshots of the embedded store: loaded at start so that only the log's tail is
- * replayed, written every `every` events while serving and once more at shutdown. The capture
+ * replayed, written every `every` events while serving (or less often for a large state, see
+ * snapshotInterval) and once more at shutdown. The capture
  * is taken between two events (the runner's observer, or while it is idle) and written to disk
  * through the event loop in chunks, so requests are served while a snapshot is written.
  */
@@ -18,9 +19,25 @@ export interface SnapshotSettings {
   fingerprint: string;
 }
 
+/** Documents written per event applied, at most, on average: a larger state is written less often. */
+export const SNAPSHOT_DOCUMENTS_PER_EVENT = 10;
+
+/**
+ * Events between two snapshots: `every`, or more when the state is large, so that writing the
+ * snapshots costs each event at most SNAPSHOT_DOCUMENTS_PER_EVENT documents however long the
+ * history grows (at a fixed interval, a snapshot of N documents every `every` events costs each
+ * event N / every). The tail a restart replays after a crash then grows with the state, as
+ * loading the snapshot itself does.
+ */
+export function snapshotInterval(every: number, documents: number): number {
+  return Math.max(every, Math.ceil(documents / SNAPSHOT_DOCUMENTS_PER_EVENT));
+}
+
 export class ReadModelSnapshots {
   private lastEvent: { position: number; id: string } | null = null;
   private snapshotPosition = -1;
+  /** The documents of the last snapshot taken or loaded. */
+  private documents = 0;
   private writing: Promise<void> | null = null;
   /** Set when a snapshot is due while an event is being applied: taken after it. */
   private due = false;
@@ -34,8 +51,8 @@ export class ReadModelSnapshots {
   ) {
     runner.observe((event, live) => {
       this.lastEvent = { position: event.position, id: event.id };
-      if (this.stopped || !live || this.writing) return;
-      if (this.due || event.position - this.snapshotPosition >= this.settings.every) this.take();
+      if (this.settings.every === 0 || this.stopped || !live || this.writing) return;
+      if (this.due || event.position - this.snapshotPosition >= this.interval()) this.take();
     });
   }
 
@@ -55,11 +72,12 @@ export class ReadModelSnapshots {
       }
       this.store.restore(loaded.collections);
       this.snapshotPosition = loaded.position;
+      this.documents = loaded.collections.reduce((sum, { documents }) => sum + documents.length, 0);
       this.lastEvent = { position: loaded.position, id: loaded.eventId };
       this.logger.info('read models loaded from a snapshot', {
         file: this.settings.file,
         position: loaded.position,
-        documents: loaded.collections.reduce((sum, { documents }) => sum + documents.length, 0),
+        documents: this.documents,
         bytes: loaded.bytes,
         durationMs: Date.now() - started,
       });
@@ -71,7 +89,7 @@ export class ReadModelSnapshots {
 
   /** After the runner caught up: a snapshot now when the replay was long, so the next start is short. */
   afterCatchUp(): void {
-    if (this.settings.every > 0 && this.runner.position - this.snapshotPosition >= this.settings.every) this.request();
+    if (this.settings.every > 0 && this.runner.position - this.snapshotPosition >= this.interval()) this.request();
   }
 
   /** At shutdown, after the runner stopped: the last snapshot, if anything changed since the one before. */
@@ -89,16 +107,28 @@ export class ReadModelSnapshots {
     else this.take();
   }
 
+  private interval(): number {
+    return snapshotInterval(this.settings.every, this.documents);
+  }
+
   private take(): void {
     const event = this.lastEvent;
     if (event === null || event.position !== this.runner.position) return;
     this.due = false;
     const collections = atPosition(this.store.capture(), this.runner, event.position);
+    const documents = collections.reduce((sum, collection) => sum + collection.documents.length, 0);
     const started = Date.now();
     this.writing = writeSnapshot(this.settings.file, { position: event.position, eventId: event.id, fingerprint: this.settings.fingerprint }, collections)
       .then((bytes) => {
         this.snapshotPosition = event.position;
-        this.logger.info('read-model snapshot written', { position: event.position, bytes, durationMs: Date.now() - started });
+        this.documents = documents;
+        this.logger.info('read-model snapshot written', {
+          position: event.position,
+          documents,
+          bytes,
+          durationMs: Date.now() - started,
+          nextAfterEvents: this.interval(),
+        });
       })
       .catch((error: unknown) => this.logger.warn('read-model snapshot failed', { error: error instanceof Error ? error.message : String(error) }))
       .finally(() => (this.writing = null));
