@@ -14,6 +14,11 @@ export interface AssayConfig {
   eventStoreUrl: string | null;
   /** ASSAY_EVENTSTORE_MAX_APPEND_BYTES: the EventStoreDB server's MaxAppendSize (1 MiB by default). */
   eventStoreMaxAppendBytes: number;
+  /**
+   * ASSAY_EVENTSTORE_CHAIN_LEASE_MS: on EventStoreDB, how long a claim on an organization's hash
+   * chain waits for its events before the next writer voids it (a writer sends them within a third).
+   */
+  eventStoreChainLeaseMs: number;
   mongodbUrl: string | null;
   initOrg: string | null;
   initApiKey: string | null;
@@ -110,6 +115,7 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     dataDir: path.resolve(text(env, 'ASSAY_DATA_DIR') ?? './data'),
     eventStoreUrl: connectionString(env, 'EVENTSTORE_URL', eventStoreDbRefusal),
     eventStoreMaxAppendBytes: integer(env, 'ASSAY_EVENTSTORE_MAX_APPEND_BYTES', 1024 * 1024, 1024, 2 ** 31 - 1),
+    eventStoreChainLeaseMs: integer(env, 'ASSAY_EVENTSTORE_CHAIN_LEASE_MS', 30000, 3000, 3600000),
     mongodbUrl: connectionString(env, 'MONGODB_URL', mongodbRefusal),
     ...initialKey(env),
     masterKey: masterKey(env),

@@ -70,6 +70,7 @@ async function openEventLog(config: AssayConfig, logger?: JsonLogger): Promise<E
   if (config.eventStoreUrl) {
     return EventStoreDbEventStore.connect(config.eventStoreUrl, {
       maxAppendBytes: config.eventStoreMaxAppendBytes,
+      chainLeaseMs: config.eventStoreChainLeaseMs,
       resume: { ...DEFAULT_RESUME_POLICY, onDrop: (reason, after) => logger?.warn('event store subscription dropped', { reason, resumeAfter: after ?? null }) },
     });
   }

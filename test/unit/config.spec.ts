@@ -107,6 +107,16 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
   });
 
+  it('reads the EventStoreDB chain lease within its bounds', () => {
+    // ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 3000 to 3600000, default 30000.
+    expect(loadConfig({}).eventStoreChainLeaseMs).toBe(30000);
+    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '2999' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
+    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3000' }).eventStoreChainLeaseMs).toBe(3000);
+    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3600000' }).eventStoreChainLeaseMs).toBe(3600000);
+    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3600001' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
+    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 'soon' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
+  });
+
   it('reads the projection lease within its bounds', () => {
     // ASSAY_PROJECTION_LEASE_MS: 1000 to 3600000, default 10000.
     expect(loadConfig({}).projectionLeaseMs).toBe(10000);
