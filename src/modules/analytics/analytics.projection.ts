@@ -6,6 +6,7 @@ import { AnalyticsRunDocument, ANALYTICS_RUNS, ANALYTICS_TALLIES, CASE_HISTORIES
 import { BUCKETS, bucketStart, BucketSize } from './buckets';
 import { emptyTally, RunCounts, VerdictDelta, withVerdict } from './tally';
 import { variantKey, variantSummary } from './variant-key';
+import { merged } from '#shared/merged';
 
 type AnalyticsEvent = BatchStarted | TrialCommandRecorded | TrialScored | TrialVoided;
 
@@ -127,10 +128,10 @@ function tallyTargets(run: AnalyticsRunDocument): TallyTarget[] {
 async function applyToTally(store: ReadStore, target: TallyTarget, delta: VerdictDelta, position: number): Promise<void> {
   await evolveDocument(store.collection<TallyDocument>(ANALYTICS_TALLIES), target._id, (current) => {
     if (current && current._position >= position) return undefined;
-    const { _id: _ignored, _position: _previous, ...fields } = current ?? { ...target, ...emptyTally(), _position: -1 };
+    const { _id: _ignored, _position: _previous, ...fields } = current ?? merged(target, emptyTally(), { _position: -1 });
     const tally = withVerdict(fields, delta);
     // The variant's first profile name stays: the summary is the definition's, fixed at first sight.
-    return { ...target, ...tally, variant: current?.variant ?? target.variant, _id: target._id, _position: position };
+    return merged(target, tally, { variant: current?.variant ?? target.variant, _id: target._id, _position: position });
   });
 }
 

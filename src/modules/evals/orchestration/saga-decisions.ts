@@ -7,6 +7,7 @@ import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
 import { DEFAULT_MAX_TURNS } from '../shared/definitions';
 import { TrialOutcome, TrialSpec, voidOutcome } from '../execution/trial-runner.port';
 import type { ResolvedTrialEnvironment } from './trial-environment';
+import { merged } from '#shared/merged';
 
 /** Why a trial is void whose server instance stopped (it said so as it stopped, or its claim lapsed). */
 export const ABANDONED = 'abandoned: the instance running this trial stopped';
@@ -87,14 +88,14 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     if (entry._tag === 'prepare') return { type: 'TrialPrepared', data: { ...ref, entry } };
     return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
   });
-  for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: { ...ref, ...step } });
+  for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: merged(ref, step) });
   for (const validation of outcome.validations ?? []) events.push({ type: 'TrialValidated', data: { ...ref, validation } });
   const result = resultOf(outcome, costInput, now);
   if (outcome.status === 'void') {
     const failure = outcome.failure ?? 'the trial was voided';
-    events.push({ type: 'TrialVoided', data: { ...ref, ...result, failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault } });
+    events.push({ type: 'TrialVoided', data: merged(ref, result, { failure, voidFields: outcome.voidFields, serviceFault: outcome.serviceFault }) });
   } else {
-    events.push({ type: 'TrialScored', data: { ...ref, ...result, status: outcome.status, failure: outcome.failure } });
+    events.push({ type: 'TrialScored', data: merged(ref, result, { status: outcome.status, failure: outcome.failure }) });
   }
   return events;
 }
@@ -107,7 +108,7 @@ export function serviceFaultOutcome(error: Error): TrialOutcome {
 export function abandonedTrial(ref: TrialRef, run: PlannedRun, now: Date): TrialEvent {
   const costInput = { harness: run.variant.harness, model: run.variant.model, sandbox: run.variant.sandbox, usage: null, hasSimulatedUser: false };
   const result = resultOf(voidOutcome({ failure: ABANDONED, voidFields: [], serviceFault: false }), costInput, now);
-  return { type: 'TrialVoided', data: { ...ref, ...result, failure: ABANDONED, voidFields: [], serviceFault: false } };
+  return { type: 'TrialVoided', data: merged(ref, result, { failure: ABANDONED, voidFields: [], serviceFault: false }) };
 }
 
 /** A run is `failed` only when every one of its trials errored inside the service itself. */

@@ -2,6 +2,7 @@ import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialUsage 
 import type { ValidationRecord } from '../execution/validation/validation-record';
 import type { CostRecord } from '../trials/costs';
 import type { TrialEvent } from '../trials/trial.events';
+import { merged } from '#shared/merged';
 
 /** The trial as the API shows it, inside its run: its summary joined with its detail. */
 export type TrialView = {
@@ -70,7 +71,7 @@ export function queuedTrial(id: string, ordinal: number): TrialSummary {
 export function trialView(summary: TrialSummary, detail: TrialDetail | undefined): TrialView {
   const { trajectory, verifySteps, validations, turns, endReason, startedAt, finishedAt, ...counts } = summary;
   const steps = detail ?? { trajectory: trajectory ?? [], verifySteps: verifySteps ?? [], validations: validations ?? [] };
-  return { ...counts, ...steps, turns, endReason, startedAt, finishedAt };
+  return merged(counts, steps, { turns, endReason, startedAt, finishedAt });
 }
 
 /** `commands` and `failedCommands` count the trajectory's command entries; the entries themselves are trial detail. */
