@@ -6,8 +6,9 @@
  * StreamNotFoundError, and the server stamps `created`. Every call yields to the event loop
  * first, so concurrent callers interleave as they would over the network.
  *
- * Hooks let a test stand in for a crash or a network failure around an append, and `tamper`
- * edits a stored event in place, which only someone with the server's files could do.
+ * Hooks let a test stand in for a crash or a network failure around an append, `tamper` edits
+ * a stored event in place, which only someone with the server's files could do, and `remove`
+ * deletes a stream for good, as an administrator could.
  */
 import type { AppendExpectedRevision, EventData, EventStoreDBClient, Position } from '@eventstore/db-client';
 import { StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
@@ -76,6 +77,15 @@ export class StubEventStoreDb {
     const record = this.streams.get(stream)?.[revision];
     if (!record) throw new Error(`No event ${stream}@${revision} to tamper with.`);
     change(record);
+  }
+
+  /** Deletes a stream and scavenges it, as an administrator could: its events are gone from every read. */
+  remove(stream: string): void {
+    const removed = new Set(this.streams.get(stream) ?? []);
+    if (removed.size === 0) throw new Error(`No stream ${stream} to remove.`);
+    this.streams.delete(stream);
+    const kept = this.log.filter((record) => !removed.has(record));
+    this.log.splice(0, this.log.length, ...kept);
   }
 
   private async append(stream: string, events: EventData[], options: { expectedRevision?: AppendExpectedRevision; deadline?: number }) {

@@ -156,6 +156,8 @@ describe('the audit chain on EventStoreDB', () => {
     server.before = (stream) => (stream === 'batch-died' ? never() : Promise.resolve());
     void dying.append('batch-died', [orgEvent('acme', 'BatchStarted')], 'no_stream');
     while ((await chainStreamTypes(next, 'acme')).length < 2) await new Promise((resolve) => setImmediate(resolve));
+    // A claim whose events have not landed: the chain may end before it, and verify says so.
+    expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 1, unchained: 0, firstBreak: null });
 
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 0);
     expect(await chainStreamTypes(next, 'acme')).toEqual(['AuditChainClaimed', 'AuditChainClaimed', 'AuditChainClaimVoided', 'AuditChainClaimed']);
@@ -246,6 +248,42 @@ describe('the audit chain on EventStoreDB', () => {
       stream: 'prompt-globex.p',
       revision: 1,
       reason: expect.stringContaining('has no hash'),
+    });
+    await store.close();
+  });
+
+  it("reports the removal of the organization's newest events, which nothing after them names", async () => {
+    const server = new StubEventStoreDb();
+    const store = instance(server);
+    await store.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated'), orgEvent('acme', 'PromptChannelPromoted')], 'no_stream');
+    await store.append('connector-acme', [orgEvent('acme', 'ConnectorAdded')], 'no_stream');
+    await store.append('batch-acme', [orgEvent('acme', 'BatchStarted'), orgEvent('acme', 'BatchFinished')], 'no_stream');
+    await store.append('batch-globex', [orgEvent('globex', 'BatchStarted')], 'no_stream');
+    expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 5, unchained: 0, firstBreak: null });
+    const remaining = (await store.readStream('prompt-acme.p'))[1];
+
+    // The newest append's events alone: its claim then reads as one whose writer died before
+    // sending them, which cannot be told apart (docs/decisions.md).
+    server.remove('batch-acme');
+    expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
+
+    server.remove('connector-acme');
+    expect(await verify(store, 'acme')).toEqual({
+      ok: false,
+      checked: 2,
+      unchained: 0,
+      firstBreak: { position: remaining.position, stream: 'prompt-acme.p', revision: 1, reason: expect.stringContaining('newest events are missing') },
+    });
+    // Another organization's chain is its own.
+    expect(await verify(store, 'globex')).toEqual({ ok: true, checked: 1, unchained: 0, firstBreak: null });
+
+    // Every event of the organization removed: the break is before the first.
+    server.remove('prompt-acme.p');
+    expect((await verify(store, 'acme')).firstBreak).toEqual({
+      position: -1,
+      stream: '',
+      revision: -1,
+      reason: expect.stringContaining('before its first event'),
     });
     await store.close();
   });

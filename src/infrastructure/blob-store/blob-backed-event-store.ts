@@ -2,6 +2,7 @@ import type {
   AllSubscription,
   AppendResult,
   AuditedEvent,
+  ChainEnd,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -92,6 +93,10 @@ export class BlobBackedEventStore implements EventStore {
 
   subscriptionFault(): string | null {
     return this.inner.subscriptionFault?.() ?? null;
+  }
+
+  chainEnd(organization: string): Promise<ChainEnd | null> {
+    return this.inner.chainEnd?.(organization) ?? Promise.resolve(null);
   }
 
   async close(): Promise<void> {

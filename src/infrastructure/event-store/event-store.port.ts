@@ -122,7 +122,24 @@ export interface EventStore {
    * or null. Stores whose subscriptions cannot drop leave it out.
    */
   subscriptionFault?(): string | null;
+  /**
+   * Where an organization's chain ends by the store's own record kept apart from the events
+   * (EventStoreDB's chain stream), or null without one. Stores whose chain is only in the events
+   * (SQLite: a row holds its link) leave it out.
+   */
+  chainEnd?(organization: string): Promise<ChainEnd | null>;
   close(): Promise<void>;
+}
+
+/** What the store's own record says an organization's chain ends with (see EventStore.chainEnd). */
+export interface ChainEnd {
+  /**
+   * The hash the chain's last event has. Two while the last append's claim is unsettled: the
+   * chain then ends before that append or with it. Null: the chain may be empty.
+   */
+  hashes: Array<string | null>;
+  /** Where that last event is, when the record says. */
+  at: { stream: string; revision: number } | null;
 }
 
 export const EVENT_STORE = Symbol('EventStore');

@@ -2,6 +2,7 @@ import type {
   AllSubscription,
   AppendResult,
   AuditedEvent,
+  ChainEnd,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -96,6 +97,10 @@ export class PositionTrackingEventStore implements EventStore {
 
   subscriptionFault(): string | null {
     return this.inner.subscriptionFault?.() ?? null;
+  }
+
+  chainEnd(organization: string): Promise<ChainEnd | null> {
+    return this.inner.chainEnd?.(organization) ?? Promise.resolve(null);
   }
 
   close(): Promise<void> {

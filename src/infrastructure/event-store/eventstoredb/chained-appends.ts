@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { AppendResult, AppendTooLarge, AuditedEvent, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
+import { AppendResult, AppendTooLarge, AuditedEvent, ChainEnd, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
 import { ChainClaim, chainStreamOf, claimEvent, EMPTY_HEAD, linkAppend, organizationsOf, SettledHead, tipOf, voidEvent } from './organization-chain';
 import { OrganizationLocks } from './organization-locks';
 
@@ -208,6 +208,23 @@ export class ChainedAppends {
       if (error instanceof WrongExpectedVersion) return null;
       throw error;
     }
+  }
+
+  /**
+   * Where the chain stream says the organization's chain ends, read without settling anything
+   * (for audit.verify, which writes nothing): the head a void put back, a claim whose events
+   * landed, or, for a claim not settled yet, the head it found or its own hash. A claim whose
+   * events are gone reads as one not settled: the events of the newest append can be removed
+   * unseen, as a writer that died after its claim cannot be told from it.
+   */
+  async recordedEnd(organization: string): Promise<ChainEnd | null> {
+    const last = await this.io.readLast(chainStreamOf(organization));
+    if (!last) return null;
+    const tip = tipOf(last);
+    if (tip.kind === 'settled') return { hashes: [tip.head.hash], at: null };
+    const { claim } = tip;
+    if ((await this.outcomeOf(claim)) === 'landed') return { hashes: [claim.hash], at: { stream: claim.stream, revision: claim.revision } };
+    return { hashes: [claim.prevHash, claim.hash], at: null };
   }
 
   /** The organization's head once its last claim is settled: waits for one in flight, voids one that cannot land. */

@@ -22,6 +22,7 @@ import {
   NewEvent,
   OrganizationReadOptions,
   AuditedEvent,
+  ChainEnd,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -193,6 +194,10 @@ export class EventStoreDbEventStore implements EventStore {
     );
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  chainEnd(organization: string): Promise<ChainEnd | null> {
+    return this.chains.recordedEnd(organization);
   }
 
   subscriptionFault(): string | null {
