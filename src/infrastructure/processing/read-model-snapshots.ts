@@ -72,7 +72,7 @@ export class ReadModelSnapshots {
       }
       this.store.restore(loaded.collections);
       this.snapshotPosition = loaded.position;
-      this.documents = loaded.collections.reduce((sum, { documents }) => sum + documents.length, 0);
+      this.documents = documentCount(loaded.collections);
       this.lastEvent = { position: loaded.position, id: loaded.eventId };
       this.logger.info('read models loaded from a snapshot', {
         file: this.settings.file,
@@ -116,7 +116,7 @@ export class ReadModelSnapshots {
     if (event === null || event.position !== this.runner.position) return;
     this.due = false;
     const collections = atPosition(this.store.capture(), this.runner, event.position);
-    const documents = collections.reduce((sum, collection) => sum + collection.documents.length, 0);
+    const documents = documentCount(collections);
     const started = Date.now();
     this.writing = writeSnapshot(this.settings.file, { position: event.position, eventId: event.id, fingerprint: this.settings.fingerprint }, collections)
       .then((bytes) => {
@@ -146,4 +146,8 @@ function atPosition(collections: CapturedCollection[], runner: ProjectionRunner,
     const others = collection.documents.filter((doc) => !own.has(doc._id));
     return { ...collection, documents: [...others, ...[...own].map((_id) => ({ _id, position }))] };
   });
+}
+
+function documentCount(collections: ReadonlyArray<{ documents: readonly unknown[] }>): number {
+  return collections.reduce((sum, { documents }) => sum + documents.length, 0);
 }
