@@ -63,6 +63,27 @@ function isSagaEvent(event: RecordedEvent): event is RecordedEvent & SagaEvent {
   return SAGA_EVENT_TYPES.has(event.type);
 }
 
+/**
+ * Events that only add to a trial's record (its trajectory, its checks) or push its lease further:
+ * none changes what the saga decides, which follows a trial's status, a run's or a batch's end and
+ * a batch's slot. The saga applies them and does not react: a trial's outcome is nine events, and
+ * each reaction walks every trial of its batch.
+ */
+const RECORD_ONLY: ReadonlySet<string> = new Set<SagaEvent['type']>([
+  'TrialCommandRecorded',
+  'TrialMessageRecorded',
+  'TrialConversationEnded',
+  'TrialPrepared',
+  'TrialVerified',
+  'TrialValidated',
+  'TrialLeaseRenewed',
+]);
+
+/** Whether the saga should move the event's batch on once it applied the event. */
+export function movesBatch(event: RecordedEvent): boolean {
+  return !RECORD_ONLY.has(event.type);
+}
+
 export function isTerminal(status: SagaTrialStatus): boolean {
   return TERMINAL.has(status);
 }

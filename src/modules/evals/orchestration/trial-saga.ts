@@ -4,7 +4,7 @@ import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { Clock } from '#shared/clock';
 import type { TrialRunner } from '../execution/trial-runner.port';
-import { SagaState } from './saga-state';
+import { movesBatch, SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';
 import type { TrialEnvironment } from './trial-environment';
 import { SagaReactions } from './saga-reactions';
@@ -124,7 +124,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
       for await (const event of subscription) {
         this.watch.evolve(event);
         const batchId = this.state.evolve(event);
-        if (this.live && batchId) await this.react(batchId, event);
+        if (this.live && batchId && movesBatch(event)) await this.react(batchId, event);
         if (!this.live && event.position >= head) this.goLive(caughtUp);
       }
     } catch (error) {
