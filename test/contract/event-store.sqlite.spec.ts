@@ -154,6 +154,31 @@ describe('SqliteEventStore', () => {
     expect(await receiving).toHaveLength(1);
   });
 
+  it('gives each subscription woken by one append the same events, each its own copy', async () => {
+    const store = open({ pollIntervalMs: 600_000 });
+    const stream = `shared-${randomUUID()}`;
+    const first = receiveFrom(store.subscribeToAll()[Symbol.asyncIterator](), stream, 2);
+    const second = receiveFrom(store.subscribeToAll()[Symbol.asyncIterator](), stream, 2);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // both idle, at the same place
+    await store.append(
+      stream,
+      [
+        { ...sampleEvent(), data: { step: 1 } },
+        { ...sampleEvent(), data: { step: 2 } },
+      ],
+      'no_stream',
+    );
+    const [one, two] = await Promise.all([first, second]);
+    expect(one.map((event) => event.data)).toEqual([{ step: 1 }, { step: 2 }]);
+    expect(two.map((event) => [event.id, event.position])).toEqual(one.map((event) => [event.id, event.position]));
+    (one[0].data as { step: number }).step = 99;
+    expect(two[0].data).toEqual({ step: 1 });
+    // After both read the page, the next append is read afresh (the page read before it is stale).
+    const more = receiveFrom(store.subscribeToAll({ after: one[1].position })[Symbol.asyncIterator](), stream, 1);
+    await store.append(stream, [{ ...sampleEvent(), data: { step: 3 } }], 1);
+    expect((await more).map((event) => event.data)).toEqual([{ step: 3 }]);
+  });
+
   it('ends its subscriptions at once when the store is closed', async () => {
     const store = open({ pollIntervalMs: 60_000 });
     const pending = store.subscribeToAll()[Symbol.asyncIterator]().next();

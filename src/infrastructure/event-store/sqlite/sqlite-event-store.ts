@@ -116,6 +116,8 @@ function prepareStatements(db: Database.Database) {
     allForwards: db.prepare<[number, number], EventRow>(`${select} WHERE position > ? ORDER BY position ASC LIMIT ?`),
     allBackwards: db.prepare<[number, number], EventRow>(`${select} WHERE position < ? ORDER BY position DESC LIMIT ?`),
     head: db.prepare<[], { head: number | null }>('SELECT max(position) AS head FROM events'),
+    // Changes whenever another connection (the CLI, another instance) has committed since this one last asked.
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   };
 }
 
@@ -157,6 +159,14 @@ export class SqliteEventStore implements EventStore {
   private syncing: Promise<void> | null = null;
   /** Set when a sync failed: what was written may not be on disk, and the log takes no more appends. */
   private syncFailure: Error | null = null;
+  /** How many groups this connection has committed: what the shared page was read after. */
+  private commits = 0;
+  /**
+   * The last page the subscriptions read, while the log has not changed since: the ones one
+   * commit wakes (the saga, the projections, each watch stream) ask for the same page, which is
+   * then read once. Kept as rows: each subscription parses its own events, which it may change.
+   */
+  private sharedPage: { after: number; rows: EventRow[]; commits: number; dataVersion: number } | null = null;
 
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     const { db, wal } = openDatabase(filePath);
@@ -227,7 +237,7 @@ export class SqliteEventStore implements EventStore {
   subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
     if (!this.db.open) throw new Error('The SQLite event store is closed.');
     const subscription = new SqliteAllSubscription(
-      (after) => this.statements.allForwards.all(after, SUBSCRIPTION_PAGE_SIZE).map(toRecordedEvent),
+      (after) => this.subscriptionPage(after).map(toRecordedEvent),
       options.after ?? -1,
       this.pollIntervalMs,
       () => this.subscriptions.delete(subscription),
@@ -315,6 +325,7 @@ export class SqliteEventStore implements EventStore {
       // IMMEDIATE takes the write lock up front: the revision checks and the inserts see one
       // state, and positions are handed out in commit order, so readers never see N+1 before N.
       this.commitGroup.immediate(group);
+      this.commits += 1;
     } catch (error) {
       // The commit itself failed (the disk, a lock held past the busy timeout): nothing of the group is stored.
       for (const append of group) append.reject(error);
@@ -365,6 +376,16 @@ export class SqliteEventStore implements EventStore {
       for (const answer of answers) answer(failure);
     }
     this.syncing = null;
+  }
+
+  /** The events after `after`, one page: read again only when this connection or another has committed since the last read of that page. */
+  private subscriptionPage(after: number): EventRow[] {
+    const dataVersion = this.statements.dataVersion.get() ?? 0;
+    const shared = this.sharedPage;
+    if (shared !== null && shared.after === after && shared.commits === this.commits && shared.dataVersion === dataVersion) return shared.rows;
+    const rows = this.statements.allForwards.all(after, SUBSCRIPTION_PAGE_SIZE);
+    this.sharedPage = { after, rows, commits: this.commits, dataVersion };
+    return rows;
   }
 
   private wakeSubscriptions(): void {

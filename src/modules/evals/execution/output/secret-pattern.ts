@@ -1,5 +1,8 @@
 const BASE = 0x01000193;
-const FILTER_BITS = 20;
+/** The filter holds 2^n bits: about 2^LOG2_BITS_PER_FORM (1,024) a form, so a false hit about once in a thousand characters, within these bounds. */
+const MIN_FILTER_BITS = 10;
+const MAX_FILTER_BITS = 20;
+const LOG2_BITS_PER_FORM = 10;
 
 /**
  * Finds every form of every secret in one pass over the output (a trial with many secrets has
@@ -13,7 +16,13 @@ export class SecretPattern {
   /** How many leading characters the rolling hash covers: the shortest form's length. */
   private readonly width: number;
   private readonly candidates = new Map<number, string[]>();
-  private readonly filter = new Uint8Array(1 << (FILTER_BITS - 3));
+  /**
+   * One bit per hash prefix that some form starts with. Sized by the forms: a trial without
+   * secrets (most) builds none, one with a key a few hundred bytes, not 128 KiB zeroed per trial.
+   */
+  private readonly filter: Uint8Array;
+  /** How far a hash is shifted right to give its filter bit's index: 32 less the filter's bits. */
+  private readonly shift: number;
   /** BASE to the power width - 1: what the character leaving the window weighed. */
   private readonly leaving: number;
 
@@ -22,13 +31,16 @@ export class SecretPattern {
     // With no form the width is 1 and nothing is ever looked for (replace returns at once).
     this.width = this.forms.length === 0 ? 1 : Math.min(...this.forms.map((form) => form.length));
     this.leaving = power(BASE, this.width - 1);
+    const filterBits = Math.min(MAX_FILTER_BITS, Math.max(MIN_FILTER_BITS, Math.ceil(Math.log2(this.forms.length + 1)) + LOG2_BITS_PER_FORM));
+    this.shift = 32 - filterBits;
+    this.filter = new Uint8Array(this.forms.length === 0 ? 0 : 1 << (filterBits - 3));
     // Longest first in each bucket, so the first form found at a position is the longest there.
     for (const form of this.forms) {
       const hash = hashOf(form, this.width);
       const bucket = this.candidates.get(hash);
       if (bucket) bucket.push(form);
       else this.candidates.set(hash, [form]);
-      this.filter[hash >>> (32 - FILTER_BITS + 3)] |= 1 << ((hash >>> (32 - FILTER_BITS)) & 7);
+      this.filter[hash >>> (this.shift + 3)] |= 1 << ((hash >>> this.shift) & 7);
     }
   }
 
@@ -43,10 +55,10 @@ export class SecretPattern {
   replace(text: string, replacement: string): string {
     if (this.forms.length === 0 || text.length < this.width) return text;
     const spans = new SpanWriter(text, replacement);
-    const { width, leaving, filter } = this;
+    const { width, leaving, filter, shift } = this;
     let hash = hashOf(text, width);
     for (let start = 0; ; start += 1) {
-      if ((filter[hash >>> (32 - FILTER_BITS + 3)] & (1 << ((hash >>> (32 - FILTER_BITS)) & 7))) !== 0) {
+      if ((filter[hash >>> (shift + 3)] & (1 << ((hash >>> shift) & 7))) !== 0) {
         const form = this.candidates.get(hash)?.find((candidate) => text.startsWith(candidate, start));
         if (form !== undefined) spans.cover(start, start + form.length);
       }
