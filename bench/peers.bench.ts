@@ -51,8 +51,8 @@ export const peersSuite: Suite = {
             row(`promptfoo ${promptfoo.version} exec:, less its start-up (${startUp.toFixed(0)} ms)`, wall - startUp, shFloor, `${floorName}, bare sh`),
           );
         }
-        const bubblewrap = await measureAssay(progress, 'bubblewrap', workload, ROUNDS);
-        const plain = await measureAssay(progress, 'process', workload, ROUNDS);
+        const bubblewrap = await measureAssay(progress, 'bubblewrap', workload, { rounds: ROUNDS });
+        const plain = await measureAssay(progress, 'process', workload, { rounds: ROUNDS });
         rows.push(row('Assay, bubblewrap sandbox', bubblewrap.wallMs, bwrapFloor, `${floorName}, bare bubblewrap`));
         rows.push(row('Assay, process sandbox', plain.wallMs, shFloor, `${floorName}, bare sh`));
       }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import type { SandboxDriverName } from '#modules/evals/execution';
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
-import { summarizeProfiles } from './support/cpu-profile';
+import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';
@@ -36,30 +36,35 @@ export interface AssayMeasures {
   firstBatchCpuPerTrialMs: number;
   /** Of the median batch by wall time. */
   perTrial: CpuSplit;
+  /** When each measured batch ran, on the clock of the server's CPU profile. */
+  windows: ProfileWindow[];
 }
 
-/**
- * The median of ROUNDS batches of the workload on one server of the driver, after WARM_UP_BATCHES
- * trivial batches; its trial directories under `trialsParent` when given. `beforeEachRound` runs
- * just before each measured batch (the floor's batch, side by side).
- */
-export async function measureAssay(
-  progress: Progress,
-  driver: SandboxDriverName,
-  workload: Workload,
-  rounds = ROUNDS,
-  trialsParent?: string,
-  beforeEachRound: () => Promise<void> = () => Promise.resolve(),
-): Promise<AssayMeasures> {
-  const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir: profileDir, trialsParent });
+export interface AssayOptions {
+  rounds?: number;
+  /** Where the trial directories go (the default temporary directory otherwise). */
+  trialsParent?: string;
+  /** Runs just before each measured batch (the floor's batch, side by side). */
+  beforeEachRound?: () => Promise<void>;
+  /** Where the server writes its CPU profile (BENCH_CPU_PROFILE otherwise, if set). */
+  cpuProfileDir?: string;
+}
+
+/** The median of ROUNDS batches of the workload on one server of the driver, after WARM_UP_BATCHES trivial batches. */
+export async function measureAssay(progress: Progress, driver: SandboxDriverName, workload: Workload, options: AssayOptions = {}): Promise<AssayMeasures> {
+  const { rounds = ROUNDS, trialsParent, beforeEachRound = () => Promise.resolve(), cpuProfileDir = profileDir } = options;
+  const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir, trialsParent });
   try {
     // The first batches pay for lazy loading (modules, prepared statements, the sandbox probe) and compilation.
     const first = await assayBatch(server, TRIVIAL);
     for (let batch = 1; batch < WARM_UP_BATCHES; batch += 1) await assayBatch(server, TRIVIAL);
     const measures: BatchMeasure[] = [];
+    const windows: ProfileWindow[] = [];
     for (let round = 0; round < rounds; round += 1) {
       await beforeEachRound();
+      const fromMicros = monotonicMicros();
       const measure = await assayBatch(server, workload);
+      windows.push({ fromMicros, toMicros: monotonicMicros() });
       progress.log(`assay ${driver}, ${workload.name}: ${measure.wallMs.toFixed(0)} ms, server CPU ${measure.serverCpuMs.toFixed(0)} ms`);
       measures.push(measure);
     }
@@ -68,6 +73,7 @@ export async function measureAssay(
       cpuPerTrialMs: median(measures.map((measure) => measure.serverCpuMs / TRIALS)),
       firstBatchCpuPerTrialMs: first.serverCpuMs / TRIALS,
       perTrial: medianBy(measures, (measure) => measure.wallMs).perTrial,
+      windows,
     };
   } finally {
     await server.stop();
@@ -136,8 +142,11 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
   const floors: BareMeasure[] = [];
   const assay = await FloorProcess.using(async (floorProcess) => {
     await floorProcess.batch(driver, TRIVIAL, directories.parent);
-    return measureAssay(progress, driver, TRIVIAL, ROUNDS, directories.parent, async () => {
-      floors.push(await floorBatch(progress, floorProcess, driver, TRIVIAL, directories.parent));
+    return measureAssay(progress, driver, TRIVIAL, {
+      trialsParent: directories.parent,
+      beforeEachRound: async () => {
+        floors.push(await floorBatch(progress, floorProcess, driver, TRIVIAL, directories.parent));
+      },
     });
   });
   const floor = medianFloor(floors);
@@ -158,7 +167,52 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
     },
     { benchmark, measure: 'server CPU ms per trial, first batch after start', value: assay.firstBatchCpuPerTrialMs },
     ...cpuRows(benchmark, assay.perTrial, floor.perTrial),
+    {
+      benchmark,
+      measure: `server CPU ms per trial (baseline: what ${WALL_RATIO_GOAL}x the floor's wall leaves it, estimated)`,
+      value: assay.cpuPerTrialMs,
+      baseline: serverBudget(assay, floor),
+    },
   ];
+}
+
+/** The trivial workload's goal: Assay's wall at most this many times the floor's. */
+const WALL_RATIO_GOAL = 1.3;
+
+/**
+ * The server CPU per trial that would let the batch end within WALL_RATIO_GOAL times the floor's
+ * wall, the rest unchanged. On few cores the trivial workload is bound by the CPU of all its
+ * processes together (the server's, the spawn helper's, the trials'): the machine gives the
+ * batch a steady amount of CPU per wall millisecond, measured here in Assay's own batch; what
+ * the goal's wall allows at that rate, less the helper's and the trials' processes' share, is
+ * what is left for the server. An estimate: it assumes the rate holds at the shorter wall.
+ */
+function serverBudget(assay: AssayMeasures, floor: BareMeasure): number {
+  const { serverUser, serverKernel, helpers, trialProcesses } = assay.perTrial;
+  const cpuPerWallMs = ((serverUser + serverKernel + helpers + trialProcesses) * TRIALS) / assay.wallMs;
+  return (WALL_RATIO_GOAL * floor.wallMs * cpuPerWallMs) / TRIALS - helpers - trialProcesses;
+}
+
+/**
+ * Where the server's main thread goes during the trivial workload, by part of the service: one
+ * more server of the driver, profiled (V8's sampling profiler, which slows it a little), its
+ * measured batches only (not its start or warm-up). Each part in ms per trial and as a share.
+ */
+async function profileRows(progress: Progress, driver: SandboxDriverName, directories: Directories = { label: '' }): Promise<Row[]> {
+  const dir = tempDir('profile');
+  try {
+    const assay = await measureAssay(progress, driver, TRIVIAL, { cpuProfileDir: dir.dir, trialsParent: directories.parent });
+    const parts = mainThreadParts(readProfile(dir.dir), assay.windows);
+    const trials = TRIALS * assay.windows.length;
+    const busy = parts.reduce((total, { ms }) => total + ms, 0);
+    const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${TRIVIAL.name} (${driver}${directories.label}), server profiled`;
+    return [
+      { benchmark, measure: 'server main thread busy, ms per trial (profiled)', value: busy / trials },
+      ...parts.map(({ part, ms }) => ({ benchmark, measure: `main thread ms per trial: ${part} (${((ms / busy) * 100).toFixed(0)} %)`, value: ms / trials })),
+    ];
+  } finally {
+    dir.remove();
+  }
 }
 
 async function sleepRows(progress: Progress, driver: SandboxDriverName): Promise<Row[]> {
@@ -182,7 +236,8 @@ const TMPFS_MAGIC = 0x01021994;
 /**
  * The trivial workload again with the trial directories, and the bare runs' directories, on a
  * tmpfs: what the trials root's file system costs (making and removing each trial's directories)
- * against what the service's own work costs. Skipped, saying so, without a tmpfs at /dev/shm.
+ * against what the service's own work costs, with the profiled servers' parts. Skipped, saying
+ * so, without a tmpfs at /dev/shm.
  */
 async function tmpfsRows(progress: Progress): Promise<Row[]> {
   if (!fs.existsSync(SHM) || fs.statfsSync(SHM).type !== TMPFS_MAGIC) {
@@ -192,8 +247,9 @@ async function tmpfsRows(progress: Progress): Promise<Row[]> {
   const parent = tempDir('trials', SHM);
   try {
     const rows: Row[] = [];
-    for (const driver of ['bubblewrap', 'process'] as const)
-      rows.push(...(await trivialRows(progress, driver, { label: ', trial directories on a tmpfs', parent: parent.dir })));
+    const directories = { label: ', trial directories on a tmpfs', parent: parent.dir };
+    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver, directories)));
+    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await profileRows(progress, driver, directories)));
     return rows;
   } finally {
     parent.remove();
@@ -206,6 +262,7 @@ export const throughputSuite: Suite = {
   async run(progress) {
     const rows: Row[] = [];
     for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver)));
+    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await profileRows(progress, driver)));
     rows.push(...(await tmpfsRows(progress)));
     for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await sleepRows(progress, driver)));
     if (profileDir) progress.log(`CPU profiles in ${profileDir}:\n${summarizeProfiles(profileDir)}`);

@@ -10,9 +10,85 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds on the machine's monotonic clock, as process.hrtime's (see monotonicMicros). */
   startTime: number;
   endTime: number;
   samples: number[];
+  /** Microseconds from the previous sample (the first: from startTime). */
+  timeDeltas: number[];
+}
+
+/** Now on the clock V8's profiles are stamped with (CLOCK_MONOTONIC, shared by every process of the machine). */
+export function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/** A stretch of a run, in monotonic microseconds: the part of a server's profile that is read. */
+export interface ProfileWindow {
+  fromMicros: number;
+  toMicros: number;
+}
+
+/**
+ * The parts of the service a sample is put in: the first frame, from the sample's function up
+ * its callers, whose file one of these matches (a system call or a built-in counts for the
+ * project's code that made it). Tested in this order at each frame.
+ */
+const PARTS: ReadonlyArray<[string, RegExp]> = [
+  [
+    'event log (SQLite commits and reads, hash chain, blob references)',
+    /infrastructure\/event-store\/|infrastructure\/blob-store\/|better-sqlite3|shared\/event-chain|shared\/hash/,
+  ],
+  [
+    'read models (projections, in-memory store, its snapshots)',
+    /infrastructure\/processing\/|infrastructure\/read-store\/|projection|modules\/analytics\/|modules\/evals\/(runs|cases|trials)\//,
+  ],
+  ['trial files (directory, workspace snapshots, disk usage, conversation file, artifacts)', /execution\/workspace\/|execution\/conversation\//],
+  ['commands (sandbox, spawn helper channel, output capture and redaction)', /execution\/sandbox\/|execution\/output\/|child_process/],
+  ['trial runner (steps, turns, verdict, set-up)', /modules\/evals\/execution\//],
+  ['saga, claims and scheduling', /modules\/evals\/orchestration\//],
+  ['HTTP (start request, watch stream, batch reads)', /fastify|@nestjs|infrastructure\/http\/|modules\/evals\/batches\//],
+];
+const GARBAGE_COLLECTION = 'garbage collection';
+const OUTSIDE = 'V8, libuv and Node internals (no project frame)';
+
+/** A server's main-thread time within the windows, by part of the service, in ms; parts in PARTS order, then the rest. */
+export function mainThreadParts(profile: CpuProfile, windows: readonly ProfileWindow[]): Array<{ part: string; ms: number }> {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const partOfNode = new Map<number, string>();
+  const partOf = (id: number): string => {
+    const known = partOfNode.get(id);
+    if (known !== undefined) return known;
+    const { functionName, url } = nodes.get(id)!.callFrame;
+    let part: string | undefined = functionName === '(garbage collector)' ? GARBAGE_COLLECTION : PARTS.find(([, pattern]) => pattern.test(url))?.[0];
+    if (part === undefined) {
+      const parent = parents.get(id);
+      part = parent === undefined ? OUTSIDE : partOf(parent);
+    }
+    partOfNode.set(id, part);
+    return part;
+  };
+  const totals = new Map<string, number>([...PARTS.map(([part]) => [part, 0] as [string, number]), [GARBAGE_COLLECTION, 0], [OUTSIDE, 0]]);
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    at += profile.timeDeltas[index];
+    // A sample stands for the time until the next one.
+    const lasted = profile.timeDeltas[index + 1] ?? 0;
+    if (nodes.get(id)!.callFrame.functionName === '(idle)') return;
+    if (!windows.some((window) => at >= window.fromMicros && at < window.toMicros)) return;
+    const part = partOf(id);
+    totals.set(part, totals.get(part)! + lasted / 1000);
+  });
+  return [...totals].map(([part, ms]) => ({ part, ms }));
+}
+
+/** The profile a server wrote to `dir` (it writes one, at its graceful stop). */
+export function readProfile(dir: string): CpuProfile {
+  const files = fs.readdirSync(dir).filter((name) => name.endsWith('.cpuprofile'));
+  if (files.length !== 1) throw new Error(`Expected one CPU profile in ${dir}, found ${files.length}.`);
+  return JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8')) as CpuProfile;
 }
 
 /**
