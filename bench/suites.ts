@@ -2,6 +2,7 @@
 import { analyticsSuite } from './analytics.bench';
 import { appendsSuite } from './event-store.bench';
 import { conversationSuite } from './conversation.bench';
+import { eventIdsSuite } from './event-ids.bench';
 import { evalsReadSuite } from './evals-read.bench';
 import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
@@ -13,6 +14,7 @@ import type { Suite } from './support/suite';
 
 export const suites: readonly Suite[] = [
   appendsSuite,
+  eventIdsSuite,
   replaySuite,
   lagSuite,
   orchestrationSuite,

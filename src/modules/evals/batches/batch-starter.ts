@@ -3,6 +3,7 @@ import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store
 import { executeOnStream } from '#infrastructure/event-store/stream-command';
 import { CommandContext, requestMetadata } from '#shared/caller';
 import { Conflict } from '#shared/errors';
+import { newEventId } from '#shared/ids';
 import { caseDecider } from '../cases/case.decider';
 import { caseStream } from '../cases/case.events';
 import { EXECUTION_POLICY, ExecutionPolicy, STRICT_EXECUTION_POLICY } from '../shared/execution-policy';
@@ -138,7 +139,7 @@ export class BatchStarter {
         ...(request.promptReferences && request.promptReferences.length > 0 ? { prompts: request.promptReferences } : {}),
       },
     };
-    await this.eventStore.append(batchStream(planned.batchId), [{ id: globalThis.crypto.randomUUID(), ...started, metadata }], 'no_stream');
+    await this.eventStore.append(batchStream(planned.batchId), [{ id: newEventId(), ...started, metadata }], 'no_stream');
   }
 
   /** Claims the idempotency key, or answers the batch an earlier start with the same key began. */

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
 import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { requestMetadata } from '#shared/caller';
 import { BadGateway, BadRequest, Conflict, NotFound } from '#shared/errors';
-import { newId } from '#shared/ids';
+import { newEventId, newId } from '#shared/ids';
 import { addJudgeUse, configuredJudge, JudgeModelUse, JudgeSettings, Redactor, ValidationRecord } from '../../execution';
 import { MODEL_PROVIDER_INTEGRATIONS } from '../../orchestration/saga-decisions';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from '../../orchestration/trial-environment';
@@ -104,7 +103,7 @@ export class RescoreRunHandler implements ICommandHandler<RescoreRunCommand, Res
       }));
     await this.eventStore.append(
       rescoreStream(rescoreId),
-      [first, ...perTrial].map((event) => ({ id: randomUUID(), ...event, metadata })),
+      [first, ...perTrial].map((event) => ({ id: newEventId(), ...event, metadata })),
       'no_stream',
     );
     return {
