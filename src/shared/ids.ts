@@ -6,19 +6,31 @@ import { createHash, randomBytes } from 'node:crypto';
  */
 export type IdPrefix = 'bat' | 'run' | 'trl' | 'var' | 'con' | 'env' | 'key' | 'req' | 'lse' | 'val' | 'rsc';
 
-let lastMillis = 0;
-let lastTime = '000000000000';
-let sequence = 0;
+/**
+ * The time part of time-ordered ids: the milliseconds in 12 hex digits, and how many ids this
+ * process made before in the same millisecond, which keeps its ids in the order it made them.
+ */
+class IdClock {
+  private lastMillis = -1;
+  private time = '';
+  private sequence = 0;
+
+  tick(now: number): { time: string; sequence: number } {
+    if (now === this.lastMillis) this.sequence += 1;
+    else {
+      this.lastMillis = now;
+      this.time = now.toString(16).padStart(12, '0');
+      this.sequence = 0;
+    }
+    return { time: this.time, sequence: this.sequence };
+  }
+}
+
+const prefixedIdClock = new IdClock();
+const eventIdClock = new IdClock();
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
-  // Within one millisecond a counter keeps ids from the same process ordered.
-  if (now === lastMillis) sequence += 1;
-  else {
-    lastMillis = now;
-    lastTime = now.toString(16).padStart(12, '0');
-    sequence = 0;
-  }
-  const time = lastTime;
+  const { time, sequence } = prefixedIdClock.tick(now);
   const seq = (sequence & 0xffff).toString(16).padStart(4, '0');
   return `${prefix}_${time}${seq}${randomHex(6)}`;
 }
@@ -37,9 +49,6 @@ function randomHex(bytes: number): string {
   return hex;
 }
 
-let lastEventMillis = 0;
-let eventSequence = 0;
-
 /**
  * The id of a new event: a UUID version 7 (RFC 9562), the milliseconds since the epoch, then a
  * counter within the millisecond (so one process's ids sort in the order it made them), then 62
@@ -48,15 +57,11 @@ let eventSequence = 0;
  * of the log's CPU a trial on a log of a million events; bench/README.md, seventh pass).
  */
 export function newEventId(now: number = Date.now()): string {
-  if (now === lastEventMillis) eventSequence = (eventSequence + 1) & 0xfff;
-  else {
-    lastEventMillis = now;
-    eventSequence = 0;
-  }
-  const time = now.toString(16).padStart(12, '0');
+  const { time, sequence } = eventIdClock.tick(now);
+  const seq = (sequence & 0xfff).toString(16).padStart(3, '0');
   const random = randomHex(8);
   const variant = ((parseInt(random.slice(0, 1), 16) & 0x3) | 0x8).toString(16);
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${eventSequence.toString(16).padStart(3, '0')}-${variant}${random.slice(1, 4)}-${random.slice(4, 16)}`;
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${seq}-${variant}${random.slice(1, 4)}-${random.slice(4, 16)}`;
 }
 
 /**
