@@ -3,6 +3,7 @@ import type { SandboxDriverName } from '#modules/evals/execution';
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
+import type { StraightMeasure } from './support/straight-trials';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';
 import { median, Row } from './support/table';
@@ -80,6 +81,16 @@ export async function measureAssay(progress: Progress, driver: SandboxDriverName
   }
 }
 
+/** The wall of one batch through the trial runner and the event log alone, after WARM_UP_BATCHES trivial ones. */
+async function measureStraight(progress: Progress, driver: SandboxDriverName, workload: Workload): Promise<number> {
+  return FloorProcess.using(async (straightProcess) => {
+    for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) await straightProcess.straightBatch(driver, TRIVIAL);
+    const { wallMs } = await straightProcess.straightBatch(driver, workload);
+    progress.log(`straight ${driver}, ${workload.name}: ${wallMs.toFixed(0)} ms`);
+    return wallMs;
+  });
+}
+
 /** The median wall of `rounds` bare batches, after one that warms the floor process. */
 export async function measureFloor(progress: Progress, driver: SandboxDriverName, workload: Workload, rounds = ROUNDS): Promise<number> {
   return FloorProcess.using(async (floorProcess) => {
@@ -139,17 +150,27 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
   // Side by side: a floor batch just before each measured batch, so both see the machine, and the
   // file system, in the same state (on ext4 without a journal each batch's removed inodes slow the
   // next minutes' creations: see bench/README.md). The first warms the floor process's spawning path.
+  // The straight trials (the runner and the log alone, in a process of their own) run beside
+  // them too, warmed up as the server is.
   const floors: BareMeasure[] = [];
-  const assay = await FloorProcess.using(async (floorProcess) => {
-    await floorProcess.batch(driver, TRIVIAL, directories.parent);
-    return measureAssay(progress, driver, TRIVIAL, {
-      trialsParent: directories.parent,
-      beforeEachRound: async () => {
-        floors.push(await floorBatch(progress, floorProcess, driver, TRIVIAL, directories.parent));
-      },
-    });
-  });
+  const straights: StraightMeasure[] = [];
+  const assay = await FloorProcess.using((floorProcess) =>
+    FloorProcess.using(async (straightProcess) => {
+      await floorProcess.batch(driver, TRIVIAL, directories.parent);
+      for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) await straightProcess.straightBatch(driver, TRIVIAL, directories.parent);
+      return measureAssay(progress, driver, TRIVIAL, {
+        trialsParent: directories.parent,
+        beforeEachRound: async () => {
+          floors.push(await floorBatch(progress, floorProcess, driver, TRIVIAL, directories.parent));
+          const straight = await straightProcess.straightBatch(driver, TRIVIAL, directories.parent);
+          progress.log(`straight ${driver}, ${TRIVIAL.name}: ${straight.wallMs.toFixed(0)} ms`);
+          straights.push(straight);
+        },
+      });
+    }),
+  );
   const floor = medianFloor(floors);
+  const straight = medianBy(straights, (measure) => measure.wallMs);
   const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${TRIVIAL.name} (${driver}${directories.label})`;
   return [
     {
@@ -172,6 +193,33 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
       measure: `server CPU ms per trial (baseline: what ${WALL_RATIO_GOAL}x the floor's wall leaves it, estimated)`,
       value: assay.cpuPerTrialMs,
       baseline: serverBudget(assay, floor),
+    },
+    ...straightRows(benchmark, straight, floor, assay.wallMs),
+  ];
+}
+
+/**
+ * The same batches through the trial runner and the event log alone (straight-trials.ts): what a
+ * trial's own machinery and its durable events cost, against what the service around them adds
+ * (the saga, the read models, HTTP and the watch stream).
+ */
+function straightRows(benchmark: string, straight: StraightMeasure, floor: BareMeasure, assayWallMs: number): Row[] {
+  const { serverUser, serverKernel } = straight.perTrial;
+  return [
+    {
+      benchmark,
+      measure: `wall ms, the trial runner and the event log alone, no service around them (floor: ${TRIALS * 2} bare runs)`,
+      value: straight.wallMs,
+      baseline: floor.wallMs,
+      target: { kind: 'ratio-at-most', ratio: WALL_RATIO_GOAL },
+    },
+    { benchmark, measure: 'wall ms, Assay (baseline: the trial runner and the event log alone)', value: assayWallMs, baseline: straight.wallMs },
+    { benchmark, measure: 'CPU ms per trial: the trial runner and the event log alone, their process', value: serverUser + serverKernel },
+    {
+      benchmark,
+      measure: 'CPU ms per trial: the trial runner and the event log alone, every process (floor: the bare runs)',
+      value: serverUser + serverKernel + straight.perTrial.helpers + straight.perTrial.trialProcesses,
+      baseline: floor.perTrial.spawner + floor.perTrial.processes,
     },
   ];
 }
@@ -239,6 +287,7 @@ function msBeyondSleep(wallMs: number): number {
 async function sleepRows(progress: Progress, driver: SandboxDriverName): Promise<Row[]> {
   // One round: the same two processes per trial, bare, show what the wave floor leaves out (their spawns).
   const bare = await measureFloor(progress, driver, SLEEP, 1);
+  const straight = await measureStraight(progress, driver, SLEEP);
   const assay = await measureAssay(progress, driver, SLEEP);
   const floor = waveFloorMs(TRIALS);
   const benchmark = `${TRIALS} trials, ${AT_ONCE} at once, ${SLEEP.name} (${driver})`;
@@ -254,6 +303,7 @@ async function sleepRows(progress: Progress, driver: SandboxDriverName): Promise
       baseline: msBeyondSleep(floor / SLEEP_EFFICIENCY_GOAL),
     },
     { benchmark, measure: "bare processes: ms per trial beyond the 1 s (spawning the trial's two processes)", value: msBeyondSleep(bare) },
+    { benchmark, measure: 'the trial runner and the event log alone: ms per trial beyond the 1 s', value: msBeyondSleep(straight) },
     { benchmark, measure: 'server CPU ms per trial', value: assay.cpuPerTrialMs },
   ];
 }

@@ -82,7 +82,8 @@ function childPids(pid: number): number[] {
   return listed === '' ? [] : listed.split(/\s+/).map(Number);
 }
 
-function cpuSplit(pid: number): CpuSplit {
+/** The process's CPU (`server`: for the straight trials, the bench's own process), its live children's and theirs. */
+export function cpuSplit(pid: number): CpuSplit {
   const server = processCpu(pid);
   const helpers = childPids(pid).flatMap((child) => {
     try {
