@@ -2,7 +2,7 @@ import type { Suite } from './support/suite';
 import { installPromptfoo } from './support/promptfoo';
 import { median, Row } from './support/table';
 import { AT_ONCE, SLEEP, TRIALS, TRIVIAL, waveFloorMs } from './support/workloads';
-import { measureAssay, measureFloor } from './throughput.bench';
+import { measurableDrivers, measureAssay, measureFloor } from './throughput.bench';
 
 const ROUNDS = 3;
 
@@ -21,11 +21,12 @@ export const peersSuite: Suite = {
     const { promptfoo, reason } = await installPromptfoo();
     if (!promptfoo) progress.log(`promptfoo could not be installed (${reason}): Assay is measured against the floor alone`);
     const rows: Row[] = [];
+    const withBubblewrap = (await measurableDrivers(progress)).includes('bubblewrap');
     try {
       for (const workload of [TRIVIAL, SLEEP]) {
         const trivial = workload === TRIVIAL;
         const shFloor = trivial ? await measureFloor(progress, 'process', workload) : waveFloorMs(TRIALS);
-        const bwrapFloor = trivial ? await measureFloor(progress, 'bubblewrap', workload) : waveFloorMs(TRIALS);
+        const bwrapFloor = trivial && withBubblewrap ? await measureFloor(progress, 'bubblewrap', workload) : waveFloorMs(TRIALS);
         const floorName = trivial ? `${TRIALS * 2} bare runs` : 'waves of 1 s';
         const row = (who: string, value: number, baseline: number, floor: string): Row => ({
           benchmark: `${workload.name}: ${who}`,
@@ -34,7 +35,7 @@ export const peersSuite: Suite = {
           baseline,
         });
         rows.push(row('bare sh (the floor)', shFloor, shFloor, floorName));
-        if (trivial) rows.push(row('bare bubblewrap (the floor)', bwrapFloor, bwrapFloor, floorName));
+        if (trivial && withBubblewrap) rows.push(row('bare bubblewrap (the floor)', bwrapFloor, bwrapFloor, floorName));
         if (promptfoo) {
           const startUps: number[] = [];
           const walls: number[] = [];
@@ -51,9 +52,11 @@ export const peersSuite: Suite = {
             row(`promptfoo ${promptfoo.version} exec:, less its start-up (${startUp.toFixed(0)} ms)`, wall - startUp, shFloor, `${floorName}, bare sh`),
           );
         }
-        const bubblewrap = await measureAssay(progress, 'bubblewrap', workload, { rounds: ROUNDS });
+        if (withBubblewrap) {
+          const bubblewrap = await measureAssay(progress, 'bubblewrap', workload, { rounds: ROUNDS });
+          rows.push(row('Assay, bubblewrap sandbox', bubblewrap.wallMs, bwrapFloor, `${floorName}, bare bubblewrap`));
+        }
         const plain = await measureAssay(progress, 'process', workload, { rounds: ROUNDS });
-        rows.push(row('Assay, bubblewrap sandbox', bubblewrap.wallMs, bwrapFloor, `${floorName}, bare bubblewrap`));
         rows.push(row('Assay, process sandbox', plain.wallMs, shFloor, `${floorName}, bare sh`));
       }
     } finally {

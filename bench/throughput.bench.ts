@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { SandboxDriverName } from '#modules/evals/execution';
+import { detectDefaultSandbox, SandboxDriverName } from '#modules/evals/execution';
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
@@ -317,7 +317,7 @@ const TMPFS_MAGIC = 0x01021994;
  * against what the service's own work costs, with the profiled servers' parts. Skipped, saying
  * so, without a tmpfs at /dev/shm.
  */
-async function tmpfsRows(progress: Progress): Promise<Row[]> {
+async function tmpfsRows(progress: Progress, drivers: readonly SandboxDriverName[]): Promise<Row[]> {
   if (!fs.existsSync(SHM) || fs.statfsSync(SHM).type !== TMPFS_MAGIC) {
     progress.log(`${SHM} is not a tmpfs here: the rows with the trial directories on a tmpfs are left out.`);
     return [];
@@ -326,12 +326,24 @@ async function tmpfsRows(progress: Progress): Promise<Row[]> {
   try {
     const rows: Row[] = [];
     const directories = { label: ', trial directories on a tmpfs', parent: parent.dir };
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver, directories)));
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await profileRows(progress, driver, { directories })));
+    for (const driver of drivers) rows.push(...(await trivialRows(progress, driver, directories)));
+    for (const driver of drivers) rows.push(...(await profileRows(progress, driver, { directories })));
     return rows;
   } finally {
     parent.remove();
   }
+}
+
+/**
+ * The sandboxes this machine can measure: both where bubblewrap works (the probe the server runs
+ * at start-up), else the process sandbox alone, saying why. Without it every bubblewrap trial
+ * would be void and the suite would end with no rows at all.
+ */
+export async function measurableDrivers(progress: Progress): Promise<SandboxDriverName[]> {
+  const probed = await detectDefaultSandbox();
+  if (probed.driver === 'bubblewrap') return ['bubblewrap', 'process'];
+  progress.log(`the bubblewrap rows are left out: ${probed.reason}`);
+  return ['process'];
 }
 
 export const throughputSuite: Suite = {
@@ -339,12 +351,13 @@ export const throughputSuite: Suite = {
   description: `${TRIALS} trials at ${AT_ONCE} at once on a running child server (after ${WARM_UP_BATCHES} warm-up batches), start request to finished batch, median of ${ROUNDS}, against the same processes run bare in the same run; server CPU is its own (children excluded).`,
   async run(progress) {
     const rows: Row[] = [];
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await trivialRows(progress, driver)));
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await profileRows(progress, driver)));
-    rows.push(...(await tmpfsRows(progress)));
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await sleepRows(progress, driver)));
+    const drivers = await measurableDrivers(progress);
+    for (const driver of drivers) rows.push(...(await trivialRows(progress, driver)));
+    for (const driver of drivers) rows.push(...(await profileRows(progress, driver)));
+    rows.push(...(await tmpfsRows(progress, drivers)));
+    for (const driver of drivers) rows.push(...(await sleepRows(progress, driver)));
     // One batch each: the sleep workload's main thread is mostly idle, and 13 s of it is enough to read.
-    for (const driver of ['bubblewrap', 'process'] as const) rows.push(...(await profileRows(progress, driver, { workload: SLEEP, rounds: 1 })));
+    for (const driver of drivers) rows.push(...(await profileRows(progress, driver, { workload: SLEEP, rounds: 1 })));
     if (profileDir) progress.log(`CPU profiles in ${profileDir}:\n${summarizeProfiles(profileDir)}`);
     return rows;
   },
