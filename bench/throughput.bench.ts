@@ -81,10 +81,15 @@ export async function measureAssay(progress: Progress, driver: SandboxDriverName
   }
 }
 
-/** The wall of one batch through the trial runner and the event log alone, after WARM_UP_BATCHES trivial ones. */
+/** WARM_UP_BATCHES trivial straight batches, as a measured server gets: the first ones load and compile the runner and the log. */
+async function warmUpStraight(straightProcess: FloorProcess, driver: SandboxDriverName, under?: string): Promise<void> {
+  for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) await straightProcess.straightBatch(driver, TRIVIAL, under);
+}
+
+/** The wall of one batch through the trial runner and the event log alone, after the warm-up. */
 async function measureStraight(progress: Progress, driver: SandboxDriverName, workload: Workload): Promise<number> {
   return FloorProcess.using(async (straightProcess) => {
-    for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) await straightProcess.straightBatch(driver, TRIVIAL);
+    await warmUpStraight(straightProcess, driver);
     const { wallMs } = await straightProcess.straightBatch(driver, workload);
     progress.log(`straight ${driver}, ${workload.name}: ${wallMs.toFixed(0)} ms`);
     return wallMs;
@@ -157,7 +162,7 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
   const assay = await FloorProcess.using((floorProcess) =>
     FloorProcess.using(async (straightProcess) => {
       await floorProcess.batch(driver, TRIVIAL, directories.parent);
-      for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) await straightProcess.straightBatch(driver, TRIVIAL, directories.parent);
+      await warmUpStraight(straightProcess, driver, directories.parent);
       return measureAssay(progress, driver, TRIVIAL, {
         trialsParent: directories.parent,
         beforeEachRound: async () => {
