@@ -10,7 +10,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap git ca-certificates && rm -rf /var/lib/apt/lists/*
+# python3: the spawn helper that starts trial commands with vfork (without it, a Node one that forks).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap git ca-certificates python3 && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

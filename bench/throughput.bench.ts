@@ -3,6 +3,7 @@ import { detectDefaultSandbox, SandboxDriverName } from '#modules/evals/executio
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
+import { defaultHelperKind } from '#modules/evals/execution/sandbox/helper-transports';
 import type { StraightMeasure } from './support/straight-trials';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';
@@ -158,6 +159,7 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
   // The straight trials (the runner and the log alone, in a process of their own) run beside
   // them too, warmed up as the server is.
   const floors: BareMeasure[] = [];
+  const helperFloors: BareMeasure[] = [];
   const straights: StraightMeasure[] = [];
   const assay = await FloorProcess.using((floorProcess) =>
     FloorProcess.using(async (straightProcess) => {
@@ -167,6 +169,9 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
         trialsParent: directories.parent,
         beforeEachRound: async () => {
           floors.push(await floorBatch(progress, floorProcess, driver, TRIVIAL, directories.parent));
+          const helperFloor = await floorProcess.helperBatch(driver, TRIVIAL, directories.parent);
+          progress.log(`bare ${driver} through the spawn helper, ${TRIVIAL.name}: ${helperFloor.wallMs.toFixed(0)} ms`);
+          helperFloors.push(helperFloor);
           const straight = await straightProcess.straightBatch(driver, TRIVIAL, directories.parent);
           progress.log(`straight ${driver}, ${TRIVIAL.name}: ${straight.wallMs.toFixed(0)} ms`);
           straights.push(straight);
@@ -200,6 +205,26 @@ async function trivialRows(progress: Progress, driver: SandboxDriverName, direct
       baseline: serverBudget(assay, floor),
     },
     ...straightRows(benchmark, straight, floor, assay.wallMs),
+    ...helperFloorRows(benchmark, medianFloor(helperFloors), floor, assay.wallMs),
+  ];
+}
+
+/**
+ * The floor's bare runs again, started through the spawn helper the service uses (the Python one
+ * where python3 runs: it starts a command with vfork, for much less CPU than Node's spawn). The
+ * goal's floor stays the issue's, bare runs spawned from Node; this shows how much of Assay's
+ * distance to it the cheaper start makes up, and Assay's distance to the cheaper floor.
+ */
+function helperFloorRows(benchmark: string, helperFloor: BareMeasure, floor: BareMeasure, assayWallMs: number): Row[] {
+  const kind = defaultHelperKind();
+  return [
+    {
+      benchmark,
+      measure: `wall ms, the bare runs started through Assay's spawn helper (${kind}) (floor: ${TRIALS * 2} bare runs)`,
+      value: helperFloor.wallMs,
+      baseline: floor.wallMs,
+    },
+    { benchmark, measure: `wall ms, Assay (baseline: the bare runs started through its spawn helper)`, value: assayWallMs, baseline: helperFloor.wallMs },
   ];
 }
 

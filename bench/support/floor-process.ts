@@ -1,5 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import type { SandboxDriverName } from '#modules/evals/execution';
+import { SpawnHelper } from '#modules/evals/execution/sandbox/process-launcher';
 import type { StraightMeasure, StraightTrials } from './straight-trials';
 import { BareMeasure, bareBatchMeasured, TRIALS, Workload } from './workloads';
 
@@ -14,7 +15,8 @@ import { BareMeasure, bareBatchMeasured, TRIALS, Workload } from './workloads';
  * to a process of their own, never to the one that runs the floor's.
  */
 interface FloorRequest {
-  kind: 'bare' | 'straight';
+  /** `helper`: the bare runs started through a spawn helper, as the service starts a trial's commands. */
+  kind: 'bare' | 'straight' | 'helper';
   driver: SandboxDriverName;
   workload: Workload;
   trials: number;
@@ -39,6 +41,11 @@ export class FloorProcess {
   /** One bare batch of the workload, measured in the floor process (its CPU, and its children's). */
   batch(driver: SandboxDriverName, workload: Workload, under?: string): Promise<BareMeasure> {
     return this.request({ kind: 'bare', driver, workload, trials: TRIALS, under }) as Promise<BareMeasure>;
+  }
+
+  /** The same bare batch, its processes started through the spawn helper the service would use (process-launcher.ts). */
+  helperBatch(driver: SandboxDriverName, workload: Workload, under?: string): Promise<BareMeasure> {
+    return this.request({ kind: 'helper', driver, workload, trials: TRIALS, under }) as Promise<BareMeasure>;
   }
 
   /** One batch through the trial runner and the event log, with nothing of the service around them (straight-trials.ts). */
@@ -81,9 +88,19 @@ if (require.main === module) {
     }
     return trials.batch(workload);
   };
+  let helper: SpawnHelper | null = null;
+  const helperBatch = async ({ driver, workload, trials, under }: FloorRequest): Promise<BareMeasure> => {
+    helper ??= new SpawnHelper();
+    return bareBatchMeasured(driver, workload, trials, under, helper);
+  };
   process.on('message', (request: FloorRequest) => {
     const reply = (message: FloorReply) => process.send?.(message);
-    const batch = request.kind === 'straight' ? straightBatch(request) : bareBatchMeasured(request.driver, request.workload, request.trials, request.under);
+    const batch =
+      request.kind === 'straight'
+        ? straightBatch(request)
+        : request.kind === 'helper'
+          ? helperBatch(request)
+          : bareBatchMeasured(request.driver, request.workload, request.trials, request.under);
     batch.then(
       (measure) => reply({ measure }),
       (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),

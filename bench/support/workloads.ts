@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bareSpawn, SandboxDriverName } from '#modules/evals/execution';
+import type { ProcessLauncher } from '#modules/evals/execution/sandbox/process-launcher';
 import { BenchServer, CpuSplit, processCpu } from './child-server';
 import { tempDir } from './sqlite-log';
 
@@ -84,10 +85,20 @@ export interface BareMeasure {
   perTrial: { spawner: number; processes: number };
 }
 
-/** The bare batch, with the CPU it took: this process's own (nothing else runs in it meanwhile) and its waited-for children's. */
-export async function bareBatchMeasured(driver: SandboxDriverName, workload: Workload, trials = TRIALS, under?: string): Promise<BareMeasure> {
+/**
+ * The bare batch, with the CPU it took: this process's own (nothing else runs in it meanwhile) and
+ * its waited-for children's. Spawned from this process, or through `launcher` (a spawn helper, whose
+ * own CPU is then in neither figure: it is not waited for).
+ */
+export async function bareBatchMeasured(
+  driver: SandboxDriverName,
+  workload: Workload,
+  trials = TRIALS,
+  under?: string,
+  launcher?: ProcessLauncher,
+): Promise<BareMeasure> {
   const before = processCpu('self');
-  const wallMs = await bareRuns(driver, workload, trials, under);
+  const wallMs = await bareRuns(driver, workload, trials, under, launcher);
   const after = processCpu('self');
   return {
     wallMs,
@@ -99,7 +110,7 @@ export async function bareBatchMeasured(driver: SandboxDriverName, workload: Wor
 }
 
 /** The bare runs' directories go in a temporary directory, under `under` when given (the trial directories' file system). */
-async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number, under?: string): Promise<number> {
+async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number, under?: string, launcher?: ProcessLauncher): Promise<number> {
   const root = tempDir('bare', under);
   try {
     let next = 0;
@@ -107,8 +118,8 @@ async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: n
       while (next < trials) {
         const workspace = path.join(root.dir, String(next++));
         fs.mkdirSync(workspace);
-        await bareSpawn(driver, workspace, workload.run);
-        const verified = await bareSpawn(driver, workspace, workload.verify);
+        await bareSpawn(driver, workspace, workload.run, { launcher });
+        const verified = await bareSpawn(driver, workspace, workload.verify, { launcher });
         if (verified.status !== 0) throw new Error(`The bare verify failed under ${driver}: ${verified.output}`);
       }
     };

@@ -12,6 +12,8 @@ export type { ExecutionConfig, HarnessDefinition, SandboxDefinition, SandboxDriv
 export { detectDefaultSandbox } from './sandbox/default-sandbox';
 export type { DefaultSandbox } from './sandbox/default-sandbox';
 export { bareSpawn } from './sandbox/bare-spawn';
+export { sharedSpawnHelper } from './sandbox/process-launcher';
+export type { SpawnHelperKind } from './sandbox/helper-transports';
 export type { TrialLogger } from './trial-session';
 export type { ArtifactSealer } from './workspace/artifacts';
 export { providerModels } from './providers/provider-models';

@@ -1,7 +1,16 @@
 import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
-import { ArtifactSealer, createTrialRunner, DefaultSandbox, detectDefaultSandbox, ExecutionConfig, loadExecutionConfig, providerModels } from '../execution';
+import {
+  ArtifactSealer,
+  createTrialRunner,
+  DefaultSandbox,
+  detectDefaultSandbox,
+  ExecutionConfig,
+  loadExecutionConfig,
+  providerModels,
+  sharedSpawnHelper,
+} from '../execution';
 import type { JudgeSettings } from '../execution';
 import type { TrialRunner } from '../execution/trial-runner.port';
 import type { ExecutionPolicy } from '../shared/execution-policy';
@@ -51,6 +60,8 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     harnesses: Object.keys(execution.harnesses),
     sandboxes: Object.keys(execution.sandboxes),
     maxParallelTrials: executionSettings.maxParallelTrials,
+    // python: commands start with vfork (python3 found); node: forked from the Node helper.
+    spawnHelper: sharedSpawnHelper.helperKind,
     instanceId: executionSettings.claims.instanceId,
     trialLeaseMs: executionSettings.claims.leaseMs,
     repositories: execution.repositories,

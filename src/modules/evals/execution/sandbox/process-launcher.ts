@@ -1,20 +1,9 @@
-import { ChildProcess, fork, spawn, StdioOptions } from 'node:child_process';
+import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { defaultHelperKind, HelperMessage, HelperTransport, LaunchSpec, SpawnHelperKind, startHelper } from './helper-transports';
 
-export interface LaunchSpec {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Written to stdin, then closed; null gives the command /dev/null. */
-  stdin: string | null;
-  /** Open a fourth pipe (fd 3) for the launcher's own status report (bubblewrap). */
-  fd3: boolean;
-  /** Keep stdin open after `stdin` is written, for `write` and `endStdin` (a sandbox session's commands). */
-  keepStdinOpen?: boolean;
-}
+export type { LaunchSpec } from './helper-transports';
 
 /**
  * A started command, seen through its events: `spawned` (pid, when it is not known at once),
@@ -80,13 +69,6 @@ export const directLauncher: ProcessLauncher = {
   },
 };
 
-type HelperMessage =
-  | { id: number; ev: 'spawned'; pid: number }
-  | { id: number; ev: 'error'; code?: string; message: string }
-  | { id: number; ev: 'data'; fd: number; chunk: Uint8Array }
-  | { id: number; ev: 'exit'; code: number | null; signal: NodeJS.Signals | null }
-  | { id: number; ev: 'close' };
-
 class RelayedProcess extends EventEmitter implements LaunchedProcess {
   pid: number | undefined = undefined;
 
@@ -135,24 +117,23 @@ class RelayedProcess extends EventEmitter implements LaunchedProcess {
   }
 }
 
-const HELPER_SCRIPT = path.join(__dirname, 'spawn-helper.js');
-
 /**
- * Spawns through the spawn helper process (spawn-helper.js), started on first use and again
- * if it dies. Its IPC channel does not keep this process alive; when this process goes, the
- * helper kills what it started and exits.
+ * Spawns through a spawn helper process (helper-transports.ts), started on first use and again
+ * if it dies: the Python helper where python3 runs, else the Node one, unless told which.
  */
 export class SpawnHelper implements ProcessLauncher {
-  private helper: ChildProcess | null = null;
+  private helper: HelperTransport | null = null;
   private readonly running = new Map<number, RelayedProcess>();
   private nextId = 1;
+
+  constructor(private kind?: SpawnHelperKind) {}
 
   launch(spec: LaunchSpec): LaunchedProcess {
     const relayed = new RelayedProcess(this.nextId++, this);
     this.running.set(relayed.id, relayed);
     relayed.once('close', () => this.running.delete(relayed.id));
     relayed.once('spawnError', () => this.running.delete(relayed.id));
-    this.process().send({ op: 'spawn', id: relayed.id, ...spec });
+    this.transport().send({ op: 'spawn', id: relayed.id, ...spec });
     return relayed;
   }
 
@@ -170,23 +151,23 @@ export class SpawnHelper implements ProcessLauncher {
 
   /** The helper's pid while it runs (for operations and tests). */
   get helperPid(): number | undefined {
-    return this.helper?.pid;
+    return this.helper?.process.pid;
   }
 
-  private process(): ChildProcess {
+  /** Which helper starts the commands (chosen at the first one). */
+  get helperKind(): SpawnHelperKind {
+    return (this.kind ??= defaultHelperKind());
+  }
+
+  private transport(): HelperTransport {
     if (this.helper) return this.helper;
-    const helper = fork(HELPER_SCRIPT, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
-    helper.on('message', (message: HelperMessage) => this.running.get(message.id)?.receive(message));
-    helper.on('exit', () => {
+    const helper = startHelper(this.helperKind, (message) => this.running.get(message.id)?.receive(message));
+    helper.process.on('exit', () => {
       if (this.helper === helper) this.helper = null;
       const orphans = [...this.running.values()];
       this.running.clear();
       orphans.forEach((relayed) => relayed.helperDied());
     });
-    // A send to a helper that just died fails here; its 'exit' ends every command it ran.
-    helper.on('error', () => undefined);
-    helper.unref();
-    helper.channel?.unref();
     this.helper = helper;
     return helper;
   }
