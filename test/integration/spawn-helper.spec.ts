@@ -134,6 +134,15 @@ describe.each(kinds)('the %s spawn helper', (kind) => {
     expect(without.output.get(1)?.toString()).toBe('no fd 3\n');
   });
 
+  it("hands a command no descriptor of the helper's: only 0 to 2, and 3 when asked", async () => {
+    const helper = new SpawnHelper(kind);
+    const listing = 'for fd in 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -e /proc/$$/fd/$fd ] && echo $fd; done; true';
+    const plain = await collect(helper, spec(listing));
+    expect(plain.output.get(1)?.toString() ?? '').toBe('');
+    const withStatus = await collect(helper, spec(listing, { fd3: true }));
+    expect(withStatus.output.get(1)?.toString()).toBe('3\n');
+  });
+
   it('passes a lone surrogate in a variable as U+FFFD, as Node does, rather than failing the start', async () => {
     const helper = new SpawnHelper(kind);
     const result = await collect(helper, { ...spec('printf %s "$ODD"'), env: { ...env, ODD: 'a\ud800b' } });
