@@ -173,3 +173,33 @@ describe.each(kinds)('the %s spawn helper', (kind) => {
     expect(variables.filter((line) => !/^(SHLVL|_|OLDPWD)=/.test(line))).toEqual(['ONLY=this', `PATH=${env.PATH}`]);
   });
 });
+
+describe('a python3 that cannot run the helper', () => {
+  it('fails the commands sent to it as unstartable, then hands every later command to the Node helper', async () => {
+    const bin = tempDir('assay-fake-python-');
+    fs.writeFileSync(path.join(bin, 'python3'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const cwd = tempDir('assay-spawn-');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    const run = (helper: SpawnHelper, script: string) => {
+      const collector = new OutputCollector(1024, 0);
+      const launch = { file: 'sh', args: ['-c', script], cwd, reportsStatus: false };
+      return runCommand({ launch, env, stdin: null, timeoutMs: 20000, collector, launcher: helper }).then((result) => ({
+        ...result,
+        output: collector.keptText(),
+      }));
+    };
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath ?? ''}`;
+    try {
+      const helper = new SpawnHelper('python');
+      const first = await run(helper, 'echo first');
+      expect(first.startFailure).toContain('EHELPER');
+      expect(helper.helperKind).toBe('node');
+      const second = await run(helper, 'echo second');
+      expect(second).toMatchObject({ status: 0, startFailure: null });
+      expect(second.output.trim()).toBe('second');
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+});

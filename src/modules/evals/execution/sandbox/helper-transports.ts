@@ -109,15 +109,15 @@ function wellFormed(text: string): string {
 let usablePython: boolean | null = null;
 
 /**
- * The Python helper where python3 (3.4 or later: selectors) is on the server's PATH and runs,
- * else the Node helper. Probed once, at the first command.
+ * The Python helper where python3 (3.5 or later) is on the server's PATH and runs, else the Node
+ * helper. Probed once: at start-up (the log's `spawnHelper`), or at the first command.
  */
 export function defaultHelperKind(): SpawnHelperKind {
   if (usablePython === null) {
     const python = findHostTool('python3');
     usablePython =
       python !== null &&
-      spawnSync(python, ['-I', '-S', '-c', 'import selectors, subprocess, json, struct, signal'], {
+      spawnSync(python, ['-I', '-S', '-c', 'import sys, selectors, subprocess, json, struct, signal; sys.exit(sys.version_info < (3, 5))'], {
         stdio: 'ignore',
         timeout: 10_000,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

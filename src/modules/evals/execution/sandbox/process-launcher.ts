@@ -161,9 +161,15 @@ export class SpawnHelper implements ProcessLauncher {
 
   private transport(): HelperTransport {
     if (this.helper) return this.helper;
-    const helper = startHelper(this.helperKind, (message) => this.running.get(message.id)?.receive(message));
+    let heard = false;
+    const helper = startHelper(this.helperKind, (message) => {
+      heard = true;
+      this.running.get(message.id)?.receive(message);
+    });
     helper.process.on('exit', () => {
       if (this.helper === helper) this.helper = null;
+      // A Python helper that died before it said a word cannot run here (a broken python3): the Node one takes over.
+      if (!heard && this.kind === 'python') this.kind = 'node';
       const orphans = [...this.running.values()];
       this.running.clear();
       orphans.forEach((relayed) => relayed.helperDied());
