@@ -3,6 +3,7 @@ import { detectDefaultSandbox, SandboxDriverName } from '#modules/evals/executio
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
+import { KernelProfile, KernelShares } from './support/kernel-profile';
 import { defaultHelperKind } from '#modules/evals/execution/sandbox/helper-transports';
 import type { StraightMeasure } from './support/straight-trials';
 import type { Progress, Suite } from './support/suite';
@@ -50,11 +51,13 @@ export interface AssayOptions {
   beforeEachRound?: () => Promise<void>;
   /** Where the server writes its CPU profile (BENCH_CPU_PROFILE otherwise, if set). */
   cpuProfileDir?: string;
+  /** Told the server's pid before its first measured batch, and awaited after its last. */
+  watch?: { start(pid: number): void; stop(): Promise<void> };
 }
 
 /** The median of ROUNDS batches of the workload on one server of the driver, after WARM_UP_BATCHES trivial batches. */
 export async function measureAssay(progress: Progress, driver: SandboxDriverName, workload: Workload, options: AssayOptions = {}): Promise<AssayMeasures> {
-  const { rounds = ROUNDS, trialsParent, beforeEachRound = () => Promise.resolve(), cpuProfileDir = profileDir } = options;
+  const { rounds = ROUNDS, trialsParent, beforeEachRound = () => Promise.resolve(), cpuProfileDir = profileDir, watch } = options;
   const server: BenchServer = await startBenchServer({ driver, parallel: AT_ONCE, cpuProfileDir, trialsParent });
   try {
     // The first batches pay for lazy loading (modules, prepared statements, the sandbox probe) and compilation.
@@ -62,6 +65,7 @@ export async function measureAssay(progress: Progress, driver: SandboxDriverName
     for (let batch = 1; batch < WARM_UP_BATCHES; batch += 1) await assayBatch(server, TRIVIAL);
     const measures: BatchMeasure[] = [];
     const windows: ProfileWindow[] = [];
+    watch?.start(server.pid);
     for (let round = 0; round < rounds; round += 1) {
       await beforeEachRound();
       const fromMicros = monotonicMicros();
@@ -70,6 +74,7 @@ export async function measureAssay(progress: Progress, driver: SandboxDriverName
       progress.log(`assay ${driver}, ${workload.name}: ${measure.wallMs.toFixed(0)} ms, server CPU ${measure.serverCpuMs.toFixed(0)} ms`);
       measures.push(measure);
     }
+    await watch?.stop();
     return {
       wallMs: median(measures.map((measure) => measure.wallMs)),
       cpuPerTrialMs: median(measures.map((measure) => measure.serverCpuMs / TRIALS)),
@@ -271,6 +276,55 @@ function serverBudget(assay: AssayMeasures, floor: BareMeasure): number {
   return (WALL_RATIO_GOAL * floor.wallMs * cpuPerWallMs) / TRIALS - helpers - trialProcesses;
 }
 
+/** The kernel's inode allocators (ext4, tmpfs, XFS, Btrfs), and ext4's search past recently freed inodes (without a journal). */
+const INODE_ALLOCATORS = ['__ext4_new_inode', 'shmem_get_inode', 'xfs_dialloc', 'btrfs_new_inode'];
+const RECENTLY_DELETED = 'recently_deleted';
+
+/**
+ * Samples the profiled server's kernel stacks with perf through its measured batches, when asked
+ * (the trivial workload's runs) and where perf can: the share of its CPU spent making the
+ * trials' directories and files, which the file system under the trials root decides.
+ */
+function kernelWatch(progress: Progress, wanted: boolean): { start(pid: number): void; stop(): Promise<void>; shares: KernelShares | null } {
+  let profile: KernelProfile | null = null;
+  const watch = {
+    shares: null as KernelShares | null,
+    start(pid: number) {
+      if (!wanted) return;
+      const started = KernelProfile.start(pid);
+      if (started instanceof KernelProfile) profile = started;
+      else progress.log(`no kernel profile of the server: ${started.unavailable}`);
+    },
+    async stop() {
+      const read = await profile?.stop([...INODE_ALLOCATORS, RECENTLY_DELETED]);
+      if (read === undefined) return;
+      if ('unavailable' in read) progress.log(`no kernel profile of the server: ${read.unavailable}`);
+      else watch.shares = read;
+    },
+  };
+  return watch;
+}
+
+/** The server's CPU in making inodes, as a share of its samples and in ms a trial (that share of its CPU). */
+function inodeRows(benchmark: string, shares: KernelShares | null, cpuPerTrialMs: number): Row[] {
+  if (shares === null) return [];
+  const making = INODE_ALLOCATORS.reduce((total, symbol) => total + (shares.sharePercent.get(symbol) ?? 0), 0);
+  const searching = shares.sharePercent.get(RECENTLY_DELETED) ?? 0;
+  return [
+    {
+      benchmark,
+      measure: 'server CPU ms per trial in the kernel making inodes (perf: the file system under the trials root)',
+      value: (making / 100) * cpuPerTrialMs,
+    },
+    {
+      benchmark,
+      measure: `server CPU ms per trial in ext4 searching past recently freed inodes (${RECENTLY_DELETED}: ext4 without a journal)`,
+      value: (searching / 100) * cpuPerTrialMs,
+    },
+    { benchmark, measure: 'server CPU share in the kernel making inodes, per cent (perf)', value: making },
+  ];
+}
+
 /** What a profiled server runs: the workload, how many measured batches, where the trial directories go. */
 interface ProfiledRun {
   workload?: Workload;
@@ -287,8 +341,9 @@ interface ProfiledRun {
 async function profileRows(progress: Progress, driver: SandboxDriverName, run: ProfiledRun = {}): Promise<Row[]> {
   const { workload = TRIVIAL, rounds, directories = { label: '' } } = run;
   const dir = tempDir('profile');
+  const kernel = kernelWatch(progress, workload === TRIVIAL);
   try {
-    const assay = await measureAssay(progress, driver, workload, { rounds, cpuProfileDir: dir.dir, trialsParent: directories.parent });
+    const assay = await measureAssay(progress, driver, workload, { rounds, cpuProfileDir: dir.dir, trialsParent: directories.parent, watch: kernel });
     const parts = mainThreadParts(readProfile(dir.dir), assay.windows);
     const trials = TRIALS * assay.windows.length;
     const busy = parts.reduce((total, { ms }) => total + ms, 0);
@@ -296,6 +351,7 @@ async function profileRows(progress: Progress, driver: SandboxDriverName, run: P
     return [
       { benchmark, measure: 'server main thread busy, ms per trial (profiled)', value: busy / trials },
       ...parts.map(({ part, ms }) => ({ benchmark, measure: `main thread ms per trial: ${part} (${((ms / busy) * 100).toFixed(0)} %)`, value: ms / trials })),
+      ...inodeRows(benchmark, kernel.shares, assay.cpuPerTrialMs),
     ];
   } finally {
     dir.remove();
