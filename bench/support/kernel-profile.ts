@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { tempDir } from './sqlite-log';
 
 /**
@@ -23,12 +24,15 @@ export class KernelProfile {
     private readonly file: string,
   ) {
     recorder.stderr?.on('data', (chunk: Buffer) => (this.errors = (this.errors + chunk.toString()).slice(-2000)));
+    recorder.on('error', (error) => (this.errors += error.message));
   }
 
   /** Starts sampling the process, or says why perf cannot. */
   static start(pid: number): KernelProfile | { unavailable: string } {
     const probe = spawnSync('perf', ['--version'], { stdio: 'ignore' });
     if (probe.error !== undefined || probe.status !== 0) return { unavailable: 'perf is not installed (Debian: linux-perf)' };
+    // Without root, perf samples the kernel only where kernel.perf_event_paranoid allows it (1 or less).
+    if (process.getuid?.() !== 0 && paranoia() > 1) return { unavailable: 'kernel samples need root or kernel.perf_event_paranoid at 1 or less' };
     const dir = tempDir('perf');
     const file = `${dir.dir}/perf.data`;
     const recorder = spawn('perf', ['record', '--quiet', '-g', '-o', file, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -37,7 +41,7 @@ export class KernelProfile {
 
   /** Stops sampling and reads each symbol's share (its samples and its callees'), or says why there is none. */
   async stop(symbols: readonly string[]): Promise<KernelShares | { unavailable: string }> {
-    if (this.recorder.exitCode === null && this.recorder.signalCode === null) {
+    if (this.recorder.pid !== undefined && this.recorder.exitCode === null && this.recorder.signalCode === null) {
       const exited = new Promise<void>((resolve) => this.recorder.once('exit', () => resolve()));
       this.recorder.kill('SIGINT');
       await exited;
@@ -59,5 +63,14 @@ export class KernelProfile {
     } finally {
       this.dir.remove();
     }
+  }
+}
+
+/** kernel.perf_event_paranoid; 2 (the usual default) when it cannot be read. */
+function paranoia(): number {
+  try {
+    return Number(fs.readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8').trim());
+  } catch {
+    return 2;
   }
 }
