@@ -37,15 +37,19 @@ function collect(helper: SpawnHelper, spec: LaunchSpec, feed?: (launched: Return
   });
 }
 
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+/** `sh -c script` in `cwd` through the helper, as a trial step runs it: its result and its output. */
+function runIn(cwd: string, helper: SpawnHelper, script: string, stdin: string | null = null) {
+  const collector = new OutputCollector(65536, 0);
+  const launch = { file: 'sh', args: ['-c', script], cwd, reportsStatus: false };
+  return runCommand({ launch, env, stdin, timeoutMs: 20000, collector, launcher: helper }).then((result) => ({ ...result, output: collector.keptText() }));
+}
+
 /** Trial commands start through a spawn helper process: each kind must relay faithfully and survive its own death. */
 describe.each(kinds)('the %s spawn helper', (kind) => {
   const cwd = tempDir('assay-spawn-');
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  const run = (helper: SpawnHelper, script: string, stdin: string | null = null) => {
-    const collector = new OutputCollector(65536, 0);
-    const launch = { file: 'sh', args: ['-c', script], cwd, reportsStatus: false };
-    return runCommand({ launch, env, stdin, timeoutMs: 20000, collector, launcher: helper }).then((result) => ({ ...result, output: collector.keptText() }));
-  };
+  const run = (helper: SpawnHelper, script: string, stdin: string | null = null) => runIn(cwd, helper, script, stdin);
 
   it('relays stdin, stdout, stderr and the exit code', async () => {
     const helper = new SpawnHelper(kind);
@@ -179,15 +183,7 @@ describe('a python3 that cannot run the helper', () => {
     const bin = tempDir('assay-fake-python-');
     fs.writeFileSync(path.join(bin, 'python3'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
     const cwd = tempDir('assay-spawn-');
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    const run = (helper: SpawnHelper, script: string) => {
-      const collector = new OutputCollector(1024, 0);
-      const launch = { file: 'sh', args: ['-c', script], cwd, reportsStatus: false };
-      return runCommand({ launch, env, stdin: null, timeoutMs: 20000, collector, launcher: helper }).then((result) => ({
-        ...result,
-        output: collector.keptText(),
-      }));
-    };
+    const run = (helper: SpawnHelper, script: string) => runIn(cwd, helper, script);
     const savedPath = process.env.PATH;
     process.env.PATH = `${bin}:${savedPath ?? ''}`;
     try {

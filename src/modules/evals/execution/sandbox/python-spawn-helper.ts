@@ -50,7 +50,7 @@ def stop():
     os._exit(0)
 
 
-def close_quietly(*fds):
+def close_each(*fds):
     for fd in fds:
         if fd is not None:
             os.close(fd)
@@ -102,7 +102,7 @@ class Child:
     def close_stdin(self):
         if self.stdin_fd is not None:
             self.watch_stdin(False)
-            close_quietly(self.stdin_fd)
+            close_each(self.stdin_fd)
             self.stdin_fd = None
 
     def read(self, fd):
@@ -157,7 +157,7 @@ def start(header, payload):
             start_new_session=True,
         )
     except (OSError, ValueError) as error:
-        close_quietly(out_r, err_r, in_w, status_r)
+        close_each(out_r, err_r, in_w, status_r)
         number = getattr(error, "errno", None)
         code = errno.errorcode.get(number, "EINVAL") if number else "EINVAL"
         send({"id": cid, "ev": "error", "code": code, "message": "spawn %s %s" % (header["file"], code)})
@@ -165,7 +165,7 @@ def start(header, payload):
     finally:
         if status_w is not None:
             os.dup2(NULL_FD, STATUS_FD, inheritable=False)
-        close_quietly(out_w, err_w, in_r, status_w)
+        close_each(out_w, err_w, in_r, status_w)
     readers = {out_r: 1, err_r: 2}
     if status_r is not None:
         readers[status_r] = 3
