@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SandboxDriverName } from '../execution-config';
 import { MEGABYTE, TrialLimits } from '../trial-limits';
+import { accountFiles } from '../workspace/trial-directory';
 import { findHostTool } from './host-tools';
 import { SUPERVISOR } from './session-protocol';
 import { etcSecrets, runtimeMounts, systemMounts } from './system-mounts';
@@ -168,12 +169,13 @@ export function hidingMounts(paths: readonly string[], alreadyHidden: readonly s
   return args;
 }
 
-/** The trial directory's passwd and group (written with the trial's user in them) over the host's. */
+/** The trial's passwd and group (written with the trial's user in them) over the host's. */
 function accountMounts(trialDir: string): string[] {
-  return ['passwd', 'group'].flatMap((name) => {
-    const file = path.join(trialDir, name);
-    return existsSync(file) ? ['--ro-bind', file, `/etc/${name}`] : [];
-  });
+  const [passwd, group] = accountFiles(trialDir);
+  return [
+    [passwd, '/etc/passwd'],
+    [group, '/etc/group'],
+  ].flatMap(([file, target]) => (existsSync(file) ? ['--ro-bind', file, target] : []));
 }
 
 /** /etc/resolv.conf is often a link into /run (systemd-resolved): bind its target back for DNS. */

@@ -1,7 +1,8 @@
-import { Dirent, lchownSync, mkdirSync, readdirSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { Dirent, lchownSync, mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { lchown, lstat, readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TrialUser } from '../sandbox/trial-user';
+import type { ControlDirectories } from './control-directories';
 import { POOL_CALLS, readdirQuietly, SYNC_CALLS, SYNC_WALK_ENTRIES } from './file-calls';
 
 /**
@@ -14,7 +15,10 @@ export interface TrialDirectory {
   workspace: string;
   home: string;
   tmp: string;
-  /** The sandbox session's control directory (sandbox-session.ts): the service's, made by the session. */
+  /**
+   * The service's files the trial reads (its account files, its sandbox session's step files):
+   * there when the trial has a user of its own, placed by ControlDirectories.
+   */
   control: string;
 }
 
@@ -24,16 +28,23 @@ const CONTROL = '.session';
 /**
  * The workspace, home and tmp belong to the trial's user, when it has one: the only places it
  * can write. The directory holding them stays the service's (readable, not writable, by the
- * trial): what the service keeps there (the account files, a session's control directory, a
- * validator's files) cannot be renamed or replaced by the trial under the service's feet.
+ * trial): what the service keeps there (the control directory with the account files and a
+ * session's step files, a validator's files) cannot be renamed or replaced by the trial under the
+ * service's feet. The control directory is one a finished trial left, when there is one
+ * (ControlDirectories): moved in, not made.
  *
- * Made with synchronous calls: a fixed handful (four directories, two small account files, three
- * lchowns) on the way from a freed place to the trial's first process. Each asynchronous call
+ * Made with synchronous calls: a fixed handful (four directories, one control directory moved in,
+ * two small account files, three lchowns) on the way from a freed place to the trial's first process. Each asynchronous call
  * would wait for a thread of the pool and then for its turn on the event loop, behind whatever
  * the server is doing for the other trials; measured, that made this step 5–20 ms instead of
  * well under one.
  */
-export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
+export async function createTrialDirectory(
+  trialsRoot: string,
+  sandboxId: string,
+  user: TrialUser | null,
+  controls: ControlDirectories,
+): Promise<TrialDirectory> {
   const accounts = user === null ? null : await hostAccounts();
   const root = path.join(trialsRoot, sandboxId);
   // The trials root (0700) keeps other host users out; the trial's user must traverse its own.
@@ -56,17 +67,25 @@ export async function createTrialDirectory(trialsRoot: string, sandboxId: string
   const made = [directory.workspace, directory.home, directory.tmp];
   for (const child of made) mkdirSync(child);
   if (user === null || accounts === null) return directory;
-  writeAccount(directory, user, accounts);
-  // Nothing else is in them (the service just made them): every entry is known.
-  for (const entry of made) lchownSync(entry, user.uid, user.gid);
+  controls.place(directory.control);
+  try {
+    writeAccount(directory, user, accounts);
+    // Nothing else is in them (the service just made them): every entry is known.
+    for (const entry of made) lchownSync(entry, user.uid, user.gid);
+  } catch (error) {
+    controls.release(directory.control);
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
   return directory;
 }
 
 /** The name the trial's user has in its sandbox. */
 export const TRIAL_ACCOUNT = 'assay-trial';
 
-function accountFiles(directory: TrialDirectory): [string, string] {
-  return [path.join(directory.root, 'passwd'), path.join(directory.root, 'group')];
+/** The trial's passwd and group, in its control directory: bound over /etc/passwd and /etc/group when they are there. */
+export function accountFiles(trialRoot: string): [string, string] {
+  return [path.join(trialRoot, CONTROL, 'passwd'), path.join(trialRoot, CONTROL, 'group')];
 }
 
 /**
@@ -75,7 +94,7 @@ function accountFiles(directory: TrialDirectory): [string, string] {
  * os.userInfo, git's default identity) find one. Beside the workspace, so never a changed file.
  */
 function writeAccount(directory: TrialDirectory, user: TrialUser, [hostPasswd, hostGroup]: [string, string]): void {
-  const [passwdFile, groupFile] = accountFiles(directory);
+  const [passwdFile, groupFile] = accountFiles(directory.root);
   writeFileSync(passwdFile, `${hostPasswd}${TRIAL_ACCOUNT}:x:${user.uid}:${user.gid}:Assay trial:${directory.home}:/bin/sh\n`, { mode: 0o644 });
   writeFileSync(groupFile, `${hostGroup}${TRIAL_ACCOUNT}:x:${user.gid}:\n`, { mode: 0o644 });
 }
