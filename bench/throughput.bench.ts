@@ -3,6 +3,7 @@ import { detectDefaultSandbox, SandboxDriverName } from '#modules/evals/executio
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
+import { mountJournaledExt4 } from './support/journaled-ext4';
 import { KernelProfile, KernelShares } from './support/kernel-profile';
 import { defaultHelperKind } from '#modules/evals/execution/sandbox/helper-transports';
 import type { StraightMeasure } from './support/straight-trials';
@@ -410,13 +411,36 @@ async function tmpfsRows(progress: Progress, drivers: readonly SandboxDriverName
   }
   const parent = tempDir('trials', SHM);
   try {
-    const rows: Row[] = [];
-    const directories = { label: ', trial directories on a tmpfs', parent: parent.dir };
-    for (const driver of drivers) rows.push(...(await trivialRows(progress, driver, directories)));
-    for (const driver of drivers) rows.push(...(await profileRows(progress, driver, { directories })));
-    return rows;
+    return await rowsWithTrialsIn(progress, drivers, { label: ', trial directories on a tmpfs', parent: parent.dir });
   } finally {
     parent.remove();
+  }
+}
+
+/** The trivial rows and the profiled servers' rows of each driver, with the trial directories (and the bare runs') there. */
+async function rowsWithTrialsIn(progress: Progress, drivers: readonly SandboxDriverName[], directories: Directories): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const driver of drivers) rows.push(...(await trivialRows(progress, driver, directories)));
+  for (const driver of drivers) rows.push(...(await profileRows(progress, driver, { directories })));
+  return rows;
+}
+
+/**
+ * The trivial workload again with the trial directories, and the bare runs' directories, on a
+ * fresh journaled ext4 (loop-mounted): the disk rows as they are on ext4 made by default, which
+ * reuses freed inodes instead of searching past them. With the kernel rows of profiled servers.
+ * Skipped, saying why, where it cannot be mounted (not root, no mkfs.ext4, no loop devices).
+ */
+async function journaledExt4Rows(progress: Progress, drivers: readonly SandboxDriverName[]): Promise<Row[]> {
+  const mounted = mountJournaledExt4();
+  if ('unavailable' in mounted) {
+    progress.log(`the rows with the trial directories on a journaled ext4 are left out: ${mounted.unavailable}`);
+    return [];
+  }
+  try {
+    return await rowsWithTrialsIn(progress, drivers, { label: ', trial directories on a journaled ext4', parent: mounted.dir });
+  } finally {
+    mounted.remove();
   }
 }
 
@@ -441,6 +465,7 @@ export const throughputSuite: Suite = {
     for (const driver of drivers) rows.push(...(await trivialRows(progress, driver)));
     for (const driver of drivers) rows.push(...(await profileRows(progress, driver)));
     rows.push(...(await tmpfsRows(progress, drivers)));
+    rows.push(...(await journaledExt4Rows(progress, drivers)));
     for (const driver of drivers) rows.push(...(await sleepRows(progress, driver)));
     // One batch each: the sleep workload's main thread is mostly idle, and 13 s of it is enough to read.
     for (const driver of drivers) rows.push(...(await profileRows(progress, driver, { workload: SLEEP, rounds: 1 })));
