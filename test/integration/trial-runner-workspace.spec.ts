@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
@@ -149,6 +150,27 @@ describe('TrialRunner: changed files and artifacts', () => {
     expect(readdirSync(trialsRoot)).toEqual([]);
     expect(readdirSync(outside)).toEqual(['keep.txt']);
     expect(readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('kept\n');
+  });
+
+  it('marks the trials root for ext4 to spread the trial directories over its block groups (chattr +T)', async () => {
+    const probe = dirs.make('assay-topdir-probe-');
+    const flagged = (dir: string) => execFileSync('lsattr', ['-d', dir], { encoding: 'utf8' }).split(' ')[0].includes('T');
+    try {
+      execFileSync('chattr', ['+T', probe], { stdio: 'pipe' });
+    } catch (error) {
+      process.stderr.write(`Skipping the chattr +T check: the temporary directory's file system or chattr cannot (${String(error).split('\n')[0]})\n`);
+      return;
+    }
+    expect(flagged(probe)).toBe(true);
+    // A root the runner is given, marked when the runner is made; one it makes itself, by the first trial.
+    const given = dirs.make('assay-trials-');
+    testRunner(dirs, { trialsRoot: given });
+    expect(flagged(given)).toBe(true);
+    const made = path.join(dirs.make('assay-trials-parent-'), 'trials');
+    const { runner } = testRunner(dirs, { trialsRoot: made });
+    expect(existsSync(made)).toBe(false);
+    expect((await runner.run(trialSpec({ sandbox: PROCESS, profile: { run: 'true' } }))).status).toBe('passed');
+    expect(flagged(made)).toBe(true);
   });
 
   it('hands the outcome over before removing the trial directory, and settles once it is gone', async () => {

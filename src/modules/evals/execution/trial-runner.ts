@@ -16,6 +16,7 @@
  * voided for a reason the operator can fix, and a run is `failed` only when every trial broke
  * inside the service itself (a failed spawn, a sandbox that could not start, a full disk).
  */
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -40,7 +41,7 @@ import { renderPrompt } from '../shared/identity';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { ControlDirectories } from './workspace/control-directories';
-import { createTrialDirectory, removeTrialDirectory, TrialDirectory } from './workspace/trial-directory';
+import { createTrialDirectory, removeTrialDirectory, spreadTrialDirectories, TrialDirectory } from './workspace/trial-directory';
 import { Clock, systemClock } from '#shared/clock';
 
 export interface TrialRunnerOptions {
@@ -105,6 +106,8 @@ export class SandboxTrialRunner implements TrialRunner {
     private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
   ) {
     this.controls = new ControlDirectories(settings.trialsRoot);
+    // Made here by the first trial otherwise, which marks it then.
+    if (existsSync(settings.trialsRoot)) spreadTrialDirectories(settings.trialsRoot);
   }
 
   async run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome> {

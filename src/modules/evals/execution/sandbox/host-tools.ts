@@ -7,7 +7,7 @@ import * as path from 'node:path';
  * decide which bwrap, prlimit, setpriv or spawn helper's python3 runs, as root, before the trial
  * drops to its user.
  */
-export type HostTool = 'bwrap' | 'prlimit' | 'setpriv' | 'python3';
+export type HostTool = 'bwrap' | 'prlimit' | 'setpriv' | 'python3' | 'chattr';
 
 /** Found once per tool and server PATH: every step of every trial asks. */
 const found = new Map<string, string | null>();
