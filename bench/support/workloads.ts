@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bareSpawn, SandboxDriverName } from '#modules/evals/execution';
 import type { ProcessLauncher } from '#modules/evals/execution/sandbox/process-launcher';
+import { spreadTrialDirectories } from '#modules/evals/execution/workspace/trial-directory';
 import { BenchServer, CpuSplit, processCpu } from './child-server';
 import { tempDir } from './sqlite-log';
 
@@ -109,9 +110,14 @@ export async function bareBatchMeasured(
   };
 }
 
-/** The bare runs' directories go in a temporary directory, under `under` when given (the trial directories' file system). */
+/**
+ * The bare runs' directories go in a temporary directory, under `under` when given (the trial
+ * directories' file system), with the allocator hint Assay gives its trials root (ext4 spreads
+ * them over its block groups): the floor gets every help the service gets.
+ */
 async function bareRuns(driver: SandboxDriverName, workload: Workload, trials: number, under?: string, launcher?: ProcessLauncher): Promise<number> {
   const root = tempDir('bare', under);
+  spreadTrialDirectories(root.dir);
   try {
     let next = 0;
     const worker = async () => {
