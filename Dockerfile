@@ -11,7 +11,7 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 WORKDIR /app
 # python3: the spawn helper that starts trial commands with vfork (without it, a Node one that forks).
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap git ca-certificates python3 && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap git ca-certificates python3 e2fsprogs && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
