@@ -106,7 +106,7 @@ export class SandboxTrialRunner implements TrialRunner {
     private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
   ) {
     this.controls = new ControlDirectories(settings.trialsRoot);
-    // Made here by the first trial otherwise, which marks it then.
+    // A root not there yet is made, and marked, by the first trial.
     if (existsSync(settings.trialsRoot)) spreadTrialDirectories(settings.trialsRoot);
   }
 

@@ -35,11 +35,11 @@ const CONTROL = '.session';
  * service's feet. The control directory is one a finished trial left, when there is one
  * (ControlDirectories): moved in, not made.
  *
- * Made with synchronous calls: a fixed handful (four directories, one control directory moved in,
- * two small account files, three lchowns) on the way from a freed place to the trial's first process. Each asynchronous call
- * would wait for a thread of the pool and then for its turn on the event loop, behind whatever
- * the server is doing for the other trials; measured, that made this step 5–20 ms instead of
- * well under one.
+ * Made with synchronous calls: a fixed handful (four directories, a control directory moved in,
+ * two small account files, three lchowns) on the way from a freed place to the trial's first
+ * process. Each asynchronous call would wait for a thread of the pool and then for its turn on
+ * the event loop, behind whatever the server is doing for the other trials; measured, that made
+ * this step 5–20 ms instead of well under one.
  */
 export async function createTrialDirectory(
   trialsRoot: string,
