@@ -14,6 +14,14 @@ function trialDir(root: string, name: string): string {
   return path.join(dir, '.session');
 }
 
+/** Control directories with one placed and held (a trial still running), so that spares are kept. */
+function heldControls(): { root: string; controls: ControlDirectories } {
+  const root = dirs.make('assay-controls-');
+  const controls = new ControlDirectories(root);
+  controls.place(trialDir(root, 'sbx_holder'));
+  return { root, controls };
+}
+
 describe('ControlDirectories', () => {
   it('moves a finished trial’s control directory, emptied, into the next trial, and keeps no spare once none is held', () => {
     const root = dirs.make('assay-controls-');
@@ -46,10 +54,7 @@ describe('ControlDirectories', () => {
   });
 
   it('does not keep a control directory holding anything but files, nor one it did not place, nor one twice', () => {
-    const root = dirs.make('assay-controls-');
-    const controls = new ControlDirectories(root);
-    const holder = trialDir(root, 'sbx_holder');
-    controls.place(holder);
+    const { root, controls } = heldControls();
     const odd = trialDir(root, 'sbx_odd');
     controls.place(odd);
     mkdirSync(path.join(odd, 'nested'));
@@ -70,10 +75,7 @@ describe('ControlDirectories', () => {
   });
 
   it('makes a new directory when a spare has gone from under it', () => {
-    const root = dirs.make('assay-controls-');
-    const controls = new ControlDirectories(root);
-    const holder = trialDir(root, 'sbx_holder');
-    controls.place(holder);
+    const { root, controls } = heldControls();
     const first = trialDir(root, 'sbx_a');
     controls.place(first);
     controls.release(first);
