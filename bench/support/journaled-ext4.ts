@@ -22,9 +22,8 @@ const IMAGE_BYTES = 1024 * 1024 * 1024;
  */
 export function mountJournaledExt4(): MountedFilesystem | { unavailable: string } {
   if (process.getuid?.() !== 0) return { unavailable: 'mounting a file system needs root' };
-  const searched = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/sbin'].filter((entry) => path.isAbsolute(entry));
-  const mkfs = searched.map((entry) => path.join(entry, 'mkfs.ext4')).find((file) => fs.existsSync(file));
-  if (mkfs === undefined) return { unavailable: 'mkfs.ext4 is not installed (Debian: e2fsprogs)' };
+  // mkfs.ext4, mount and umount live in the sbin directories, which a root shell's PATH may lack.
+  const env = { ...process.env, PATH: [process.env.PATH, '/usr/sbin', '/sbin'].filter(Boolean).join(path.delimiter) };
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-bench-ext4-'));
   const image = path.join(base, 'trials.img');
   const dir = path.join(base, 'mounted');
@@ -33,10 +32,11 @@ export function mountJournaledExt4(): MountedFilesystem | { unavailable: string 
   try {
     fs.writeFileSync(image, '');
     fs.truncateSync(image, IMAGE_BYTES);
-    execFileSync(mkfs, ['-q', '-F', '-O', 'has_journal', '-E', 'lazy_itable_init=0,lazy_journal_init=0', image], { stdio: 'pipe' });
-    execFileSync('mount', ['-o', 'loop', image, dir], { stdio: 'pipe' });
+    execFileSync('mkfs.ext4', ['-q', '-F', '-O', 'has_journal', '-E', 'lazy_itable_init=0,lazy_journal_init=0', image], { stdio: 'pipe', env });
+    execFileSync('mount', ['-o', 'loop', image, dir], { stdio: 'pipe', env });
   } catch (error) {
     removeBase();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { unavailable: 'mkfs.ext4 or mount is not installed (Debian: e2fsprogs, mount)' };
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     return { unavailable: `cannot make and mount a journaled ext4 here: ${stderr || (error as Error).message}` };
   }
@@ -44,10 +44,10 @@ export function mountJournaledExt4(): MountedFilesystem | { unavailable: string 
     dir,
     remove() {
       try {
-        execFileSync('umount', [dir], { stdio: 'pipe' });
+        execFileSync('umount', [dir], { stdio: 'pipe', env });
       } catch {
         // Busy for a moment after the last trial's processes: detached, it goes once they let go.
-        execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+        execFileSync('umount', ['-l', dir], { stdio: 'pipe', env });
       }
       removeBase();
     },

@@ -58,7 +58,7 @@ export class ControlDirectories {
     if (this.held.size === 0) this.removeSpares();
   }
 
-  /** How many spares are kept now (for tests and the bench). */
+  /** How many spares are kept now (for tests). */
   get spareCount(): number {
     return this.spares.length;
   }
