@@ -17,6 +17,11 @@ export interface Row {
   value: number;
   /** The same measure for the baseline run side by side in the same process. */
   baseline?: number;
+  /**
+   * When the baseline is a floor, which one: the fastest way measured in the same run to run the
+   * same processes with the same isolation (a table with any such row prints a `floor` column).
+   */
+  floor?: string;
   target?: Target;
 }
 
@@ -67,11 +72,10 @@ export function formatNumber(value: number): string {
   return Number(value.toPrecision(3)).toString();
 }
 
-const HEADERS = ['benchmark', 'measure', 'value', 'baseline', 'ratio', 'target', 'verdict'] as const;
 /** Numbers read best right-aligned. */
 const RIGHT_ALIGNED = new Set<string>(['value', 'baseline', 'ratio']);
 
-function cells(row: Row): string[] {
+function cells(row: Row, withFloor: boolean): string[] {
   const ratio = ratioOf(row);
   return [
     row.benchmark,
@@ -79,6 +83,7 @@ function cells(row: Row): string[] {
     formatNumber(row.value),
     row.baseline === undefined ? '-' : formatNumber(row.baseline),
     ratio === undefined ? '-' : `${ratio.toFixed(2)}x`,
+    ...(withFloor ? [row.floor ?? '-'] : []),
     describeTarget(row.target),
     verdictOf(row) ?? '-',
   ];
@@ -86,15 +91,17 @@ function cells(row: Row): string[] {
 
 /** The rows as an aligned text table, one line per row, ending with a newline. */
 export function formatTable(rows: readonly Row[]): string {
-  const body = rows.map(cells);
-  const widths = HEADERS.map((header, column) => Math.max(header.length, ...body.map((line) => line[column].length)));
+  const withFloor = rows.some((row) => row.floor !== undefined);
+  const headers = ['benchmark', 'measure', 'value', 'baseline', 'ratio', ...(withFloor ? ['floor'] : []), 'target', 'verdict'];
+  const body = rows.map((row) => cells(row, withFloor));
+  const widths = headers.map((header, column) => Math.max(header.length, ...body.map((line) => line[column].length)));
   const render = (line: readonly string[]) =>
     line
-      .map((cell, column) => (RIGHT_ALIGNED.has(HEADERS[column]) ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .map((cell, column) => (RIGHT_ALIGNED.has(headers[column]) ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
       .join('  ')
       .trimEnd();
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
-  return [render(HEADERS), rule, ...body.map(render)].join('\n') + '\n';
+  return [render(headers), rule, ...body.map(render)].join('\n') + '\n';
 }
 
 /** A stopwatch on the monotonic clock: call the returned function for the elapsed milliseconds. */
