@@ -1,12 +1,18 @@
 /**
  * The benchmark entry: `npm run bench` runs every suite of bench/suites.ts in order,
  * `npm run bench -- appends replay` only those named (and `peers`, which runs only when named). Each suite's table is printed as it
- * finishes, then one combined table. Targets are reported, not enforced: a missed target still
- * exits 0; only a suite that fails to run (or an unknown name) exits non-zero.
+ * finishes, then one combined table. With `--save`, each suite's table is also written to
+ * bench/results/YYYY-MM-DD-<suite>.md with the machine and the command. Targets are reported, not
+ * enforced: a missed target still exits 0; only a suite that fails to run (or an unknown name or
+ * option) exits non-zero.
  */
+import * as path from 'node:path';
 import { suites } from './suites';
+import { RunFacts, runFacts, saveSuiteResults } from './support/results-file';
 import { stderrProgress, Suite } from './support/suite';
 import { formatTable, Row, verdictOf } from './support/table';
+
+const OPTIONS = ['--save'];
 
 function selectSuites(names: string[]): Suite[] {
   if (names.length === 0) return suites.filter((suite) => suite.explicit !== true);
@@ -19,13 +25,19 @@ function selectSuites(names: string[]): Suite[] {
 }
 
 async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const options = args.filter((arg) => arg.startsWith('--'));
   let selected: Suite[];
   try {
-    selected = selectSuites(process.argv.slice(2));
+    const unknown = options.filter((option) => !OPTIONS.includes(option));
+    if (unknown.length > 0) throw new Error(`Unknown option(s): ${unknown.join(', ')}. Known: ${OPTIONS.join(', ')}.`);
+    selected = selectSuites(args.filter((arg) => !arg.startsWith('--')));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     return 2;
   }
+  // Read before the first suite: the load average is the machine's as the run found it.
+  const saving: RunFacts | null = options.includes('--save') ? runFacts(args) : null;
   const all: Row[] = [];
   const failed: string[] = [];
   for (const suite of selected) {
@@ -36,6 +48,7 @@ async function main(): Promise<number> {
       progress.log('done');
       process.stdout.write(`\n== ${suite.name} ==\n${suite.description ? `${suite.description}\n` : ''}${formatTable(rows)}`);
       all.push(...rows);
+      if (saving) progress.log(`saved to ${path.relative(process.cwd(), saveSuiteResults(suite, rows, saving))}`);
     } catch (error) {
       failed.push(suite.name);
       progress.log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
