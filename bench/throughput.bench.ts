@@ -24,9 +24,8 @@ const ROUNDS = 3;
 const WARM_UP_BATCHES = 5;
 /**
  * Half of the server's own CPU per trivial trial in this suite's first run, the issue's "today"
- * (bench/README.md, "2026-11-26 (issue 20: throughput against the machine floor)": 11.4 ms with
- * bubblewrap, 10.4 ms with the process sandbox). Until the fifth pass it read 4.5 ms for both, a
- * figure set with the suite, before that first run.
+ * (bench/results/2026-11-26-throughput.md, issue 20's first run: 11.4 ms with bubblewrap, 10.4 ms
+ * with the process sandbox).
  */
 const CPU_PER_TRIAL_TARGET_MS = { bubblewrap: 11.4 / 2, process: 10.4 / 2 };
 

@@ -16,8 +16,9 @@ const IMAGE_BYTES = 1024 * 1024 * 1024;
  * A fresh ext4 with its journal, in a sparse file under the temporary directory, loop-mounted:
  * ext4 as mkfs.ext4 makes it by default. The machine's own root file system may not be one (this
  * one's has no journal, and ext4 without a journal searches past each inode freed in the last
- * seconds to make a new one: bench/README.md, tenth pass). Its inode tables and journal are
- * written whole at once, so no background initialisation runs through the measured batches.
+ * seconds to make a new one: bench/results/2026-11-26-throughput.md, tenth pass). Its inode
+ * tables and journal are written whole at once, so no background initialisation runs through the
+ * measured batches.
  * Needs root, mkfs.ext4 and loop devices; without them, the reason.
  */
 export function mountJournaledExt4(): MountedFilesystem | { unavailable: string } {
