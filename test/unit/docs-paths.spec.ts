@@ -42,7 +42,7 @@ function prose(text: string): string {
 
 /** The target of every markdown link and image of the text, as written. */
 export function linkTargets(text: string): string[] {
-  return [...prose(text).matchAll(/!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]);
+  return [...prose(text).matchAll(/!?\[(?:[^\]\n]|\n(?!\s*\n))*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]);
 }
 
 /** GitHub's anchor for a heading: the text as shown, lower case, without punctuation, spaces as hyphens. */
@@ -106,8 +106,8 @@ describe('the checks themselves', () => {
   });
 
   it('find links and images in prose, not in code', () => {
-    const text = '[a](docs/x.md#y) ![b](img.png) `[c](d.md)`\n\n```\n[e](f.md)\n```\n[g](https://example.com)';
-    expect(linkTargets(text)).toEqual(['docs/x.md#y', 'img.png', 'https://example.com']);
+    const text = '[a](docs/x.md#y) ![b](img.png) `[c](d.md)`\n\n```\n[e](f.md)\n```\n[g](https://example.com) [a text\nwrapped](h.md)';
+    expect(linkTargets(text)).toEqual(['docs/x.md#y', 'img.png', 'https://example.com', 'h.md']);
   });
 
   it('make the anchors GitHub makes', () => {
