@@ -62,8 +62,12 @@ export interface ChildServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** The compiled service as a child process (`node dist/cli.js serve`), as an operator runs it. */
-export async function startChild(env: Partial<Record<string, string>>): Promise<ChildServer> {
+/**
+ * The compiled service as a child process (`node dist/cli.js serve`), as an operator runs it.
+ * `ownGroup`: in a process group of its own, which `stop` signals whole (as a supervisor or the
+ * out-of-memory killer ends a service with every helper it started).
+ */
+export async function startChild(env: Partial<Record<string, string>>, options: { ownGroup?: boolean } = {}): Promise<ChildServer> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does).`);
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {
@@ -71,6 +75,7 @@ export async function startChild(env: Partial<Record<string, string>>): Promise<
     // there (the next server on it would clean it), and the file's end removes it either way.
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ASSAY_CONFIG: TEST_CONSENT_CONFIG, TMPDIR: tempDir('assay-tmp-'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup === true,
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -89,7 +94,10 @@ export async function startChild(env: Partial<Record<string, string>>): Promise<
     client: new ApiClient(url, env.ASSAY_INIT_API_KEY ?? null),
     output: () => output,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        if (options.ownGroup === true && child.pid !== undefined) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      }
       return exited;
     },
   };

@@ -4,16 +4,24 @@ import { Conflict } from '#shared/errors';
 
 export const RUNNING_BATCHES_PER_ORGANIZATION = 3;
 
-export type BatchSlotTaken = DomainEvent<'BatchSlotTaken', { organization: string; batchId: string; takenAt: string }>;
+/** `idempotencyKey`: the start's key, if it had one, so that whoever releases an unstarted slot releases the key too. */
+export type BatchSlotTaken = DomainEvent<'BatchSlotTaken', { organization: string; batchId: string; takenAt: string; idempotencyKey?: string }>;
 export type BatchSlotReleased = DomainEvent<'BatchSlotReleased', { organization: string; batchId: string; releasedAt: string; reason: string }>;
 export type BatchSlotEvent = BatchSlotTaken | BatchSlotReleased;
 
 export type BatchSlotCommand =
-  | { type: 'TakeSlot'; organization: string; batchId: string; now: Date }
+  | { type: 'TakeSlot'; organization: string; batchId: string; now: Date; idempotencyKey?: string | null }
   | { type: 'ReleaseSlot'; organization: string; batchId: string; reason: string; now: Date };
 
-/** The batches holding a slot. */
-export type BatchSlotState = readonly string[];
+/** A slot and the start that took it. */
+export interface HeldSlot {
+  batchId: string;
+  takenAtMs: number;
+  idempotencyKey: string | null;
+}
+
+/** The slots held, oldest first. */
+export type BatchSlotState = readonly HeldSlot[];
 
 export const batchSlotsStream = (organization: string) => `batchslots-${organization}`;
 
@@ -24,11 +32,14 @@ export const batchSlotsStream = (organization: string) => `batchslots-${organiza
 export const batchSlotsDecider: Decider<BatchSlotCommand, BatchSlotState, BatchSlotEvent> = {
   initialState: [],
   evolve(state, event) {
-    if (event.type === 'BatchSlotTaken') return [...state, event.data.batchId];
-    return state.filter((batchId) => batchId !== event.data.batchId);
+    if (event.type === 'BatchSlotTaken') {
+      const { batchId, takenAt, idempotencyKey } = event.data;
+      return [...state, { batchId, takenAtMs: Date.parse(takenAt), idempotencyKey: idempotencyKey ?? null }];
+    }
+    return state.filter((slot) => slot.batchId !== event.data.batchId);
   },
   decide(command, state) {
-    const holds = state.includes(command.batchId);
+    const holds = state.some((slot) => slot.batchId === command.batchId);
     const { organization, batchId } = command;
     if (command.type === 'ReleaseSlot') {
       if (!holds) return [];
@@ -41,6 +52,7 @@ export const batchSlotsDecider: Decider<BatchSlotCommand, BatchSlotState, BatchS
         'rule_of_three',
       );
     }
-    return [{ type: 'BatchSlotTaken', data: { organization, batchId, takenAt: command.now.toISOString() } }];
+    const key = command.idempotencyKey ? { idempotencyKey: command.idempotencyKey } : {};
+    return [{ type: 'BatchSlotTaken', data: { organization, batchId, takenAt: command.now.toISOString(), ...key } }];
   },
 };

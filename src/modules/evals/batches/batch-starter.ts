@@ -1,6 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { EVENT_STORE, EventStore } from '#infrastructure/event-store/event-store.port';
-import { executeOnStream } from '#infrastructure/event-store/stream-command';
+import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
+import { foldEvents } from '#shared/decider';
+import { executeOnStream, toDomainEvent } from '#infrastructure/event-store/stream-command';
+import { pausePoint } from '#infrastructure/testing/pause-points';
 import { CommandContext, requestMetadata } from '#shared/caller';
 import { Conflict } from '#shared/errors';
 import { newEventId } from '#shared/ids';
@@ -8,8 +10,9 @@ import { caseDecider } from '../cases/case.decider';
 import { caseStream } from '../cases/case.events';
 import { EXECUTION_POLICY, ExecutionPolicy, STRICT_EXECUTION_POLICY } from '../shared/execution-policy';
 import { suiteDecider, suiteStream } from '../suites/suite.events';
-import { batchSlotsDecider, batchSlotsStream } from './batch-slots.decider';
+import { BatchSlotCommand, BatchSlotEvent, batchSlotsDecider, batchSlotsStream } from './batch-slots.decider';
 import { BatchStarted, batchStream, Trigger } from './batch.events';
+import { overdueSlots, releaseUnstartedSlot } from './unstarted-slots';
 import { planBatch, PlannedBatch } from './batch-plan';
 import { PromptReference, resolvePromptReferences } from './prompt-references';
 import { checkExecutionRules, unsandboxedVariants } from './execution-rules';
@@ -39,7 +42,9 @@ const SLOT_ATTEMPTS = 50;
 /**
  * Starts a batch: checks the plan, takes one of the organization's three slots, records the
  * case versions and the suite, then `BatchStarted`. Shared by `evals.batches.start` and
- * `evals.cases.run`. A start that fails after taking its slot gives it back.
+ * `evals.cases.run`. A start that fails after taking its slot gives it back; one whose process
+ * died in between leaves its slot to be released once the hold passed (unstarted-slots.ts), by
+ * the next start that finds the organization full or by any instance's saga.
  */
 @Injectable()
 export class BatchStarter {
@@ -68,14 +73,13 @@ export class BatchStarter {
     const metadata = requestMetadata(context);
     const slot = { organization, batchId: planned.batchId, now: context.now };
     try {
-      await executeOnStream(this.eventStore, batchSlotsStream(organization), batchSlotsDecider, { type: 'TakeSlot', ...slot }, metadata, {
-        attempts: SLOT_ATTEMPTS,
-      });
+      await this.takeSlot({ type: 'TakeSlot', ...slot, idempotencyKey: request.idempotency?.key ?? null }, metadata);
     } catch (error) {
       await this.releaseKey(request, planned.batchId, 'no slot');
       throw error;
     }
     try {
+      await pausePoint('start:after-slot');
       await this.record(request, planned);
     } catch (error) {
       await executeOnStream(
@@ -94,6 +98,28 @@ export class BatchStarter {
     return startedBatch(planned.batchId, planned.runs);
   }
 
+  /**
+   * Takes a slot; when the organization is full, first gives back the slots whose starts held
+   * them past the hold without recording their batch (their process died), then tries again.
+   */
+  private async takeSlot(command: Extract<BatchSlotCommand, { type: 'TakeSlot' }>, metadata: EventMetadata): Promise<void> {
+    const stream = batchSlotsStream(command.organization);
+    const take = () => executeOnStream(this.eventStore, stream, batchSlotsDecider, command, metadata, { attempts: SLOT_ATTEMPTS });
+    try {
+      await take();
+    } catch (error) {
+      if (!(error instanceof Conflict) || error.reason !== 'rule_of_three') throw error;
+      const recorded = await this.eventStore.readStream(stream);
+      const state = foldEvents(batchSlotsDecider, recorded.map(toDomainEvent) as BatchSlotEvent[]);
+      let released = false;
+      for (const slot of overdueSlots(state, command.now, this.policy.startHoldMs)) {
+        released = (await releaseUnstartedSlot(this.eventStore, command.organization, slot, command.now, metadata)) || released;
+      }
+      if (!released) throw error;
+      await take();
+    }
+  }
+
   private async record(request: StartRequest, planned: PlannedBatch): Promise<void> {
     const { plan, context } = request;
     const organization = context.caller.organization;
@@ -105,7 +131,8 @@ export class BatchStarter {
       { organization, suite: plan.suite, now: context.now },
       metadata,
     );
-    for (const evalCase of plan.cases) {
+    await pausePoint('start:after-suite');
+    for (const [index, evalCase] of plan.cases.entries()) {
       const variants = planned.runs.filter((run) => run.caseId === evalCase.id).map(({ variantId, variant, userModel }) => ({ variantId, variant, userModel }));
       const parts = planned.parts.get(evalCase.id);
       if (!parts) throw new Error(`The batch plan has no parts for the case "${evalCase.id}".`);
@@ -120,6 +147,7 @@ export class BatchStarter {
         now: context.now,
       };
       await executeOnStream(this.eventStore, caseStream(organization, evalCase.id), caseDecider, command, metadata);
+      await pausePoint(`start:after-case-${index + 1}`);
     }
     const started: BatchStarted = {
       type: 'BatchStarted',
@@ -139,7 +167,14 @@ export class BatchStarter {
         ...(request.promptReferences && request.promptReferences.length > 0 ? { prompts: request.promptReferences } : {}),
       },
     };
-    await this.eventStore.append(batchStream(planned.batchId), [{ id: newEventId(), ...started, metadata }], 'no_stream');
+    try {
+      await this.eventStore.append(batchStream(planned.batchId), [{ id: newEventId(), ...started, metadata }], 'no_stream');
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersion)) throw error;
+      throw new Conflict(
+        `This start held its batch slot longer than ${this.policy.startHoldMs} ms without recording the batch, so the slot was given back and nothing was started. Start again.`,
+      );
+    }
   }
 
   /** Claims the idempotency key, or answers the batch an earlier start with the same key began. */
@@ -148,15 +183,25 @@ export class BatchStarter {
     const organization = request.context.caller.organization;
     const stream = idempotencyStream(organization, key);
     const command = { type: 'Claim' as const, organization, batchId, requestHash, now: request.context.now };
-    const { events } = await executeOnStream(this.eventStore, stream, idempotencyDecider, command, requestMetadata(request.context));
-    if (events.length > 0) return null;
-    const claimed = await this.eventStore.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    return this.awaitStarted((claimed[0].data as { batchId: string }).batchId);
+    for (let attempt = 1; ; attempt += 1) {
+      const { events } = await executeOnStream(this.eventStore, stream, idempotencyDecider, command, requestMetadata(request.context));
+      if (events.length > 0) return null;
+      const claimed = await this.eventStore.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      const earlier = (claimed[0].data as { batchId: string }).batchId;
+      const started = await this.awaitStarted(earlier);
+      if (started) return started;
+      // The earlier start with this key was abandoned: its key is free, whoever releases it first.
+      const release = { type: 'Release' as const, organization, batchId: earlier, reason: 'start-not-completed' };
+      await executeOnStream(this.eventStore, stream, idempotencyDecider, release, requestMetadata(request.context));
+      if (attempt >= 2) throw new Conflict('A start with this idempotency-key is being retried at the same time. Retry in a few seconds.');
+    }
   }
 
-  private async awaitStarted(batchId: string): Promise<StartedBatch> {
+  /** The batch an earlier start with the same key began, once recorded; null when that start was abandoned. */
+  private async awaitStarted(batchId: string): Promise<StartedBatch | null> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const first = (await this.eventStore.readStream(batchStream(batchId), { maxCount: 1 })).at(0);
+      if (first?.type === 'BatchStartAbandoned') return null;
       if (first) {
         const data = (first as unknown as BatchStarted).data;
         return startedBatch(data.batchId, data.runs);

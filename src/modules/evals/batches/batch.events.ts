@@ -57,4 +57,11 @@ export type BatchFinished = DomainEvent<'BatchFinished', { batchId: string; orga
 export type BatchFailed = DomainEvent<'BatchFailed', { batchId: string; organization: string; finishedAt: string; failure: string }>;
 export type BatchEvent = BatchStarted | BatchFinished | BatchFailed;
 
+/**
+ * The first and only event of `batch-{id}` whose start took a slot and never recorded its
+ * BatchStarted within the hold: it closes the stream to the start (whose BatchStarted, appended
+ * to `no_stream`, then fails), so its slot can be given back without racing it.
+ */
+export type BatchStartAbandoned = DomainEvent<'BatchStartAbandoned', { batchId: string; organization: string; abandonedAt: string; reason: string }>;
+
 export const batchStream = (batchId: string) => `batch-${batchId}`;

@@ -53,7 +53,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
   const execution = loadExecutionConfig(executionSettings.configPath);
   const sandbox = await detectDefaultSandbox(execution.defaultSandbox);
   logger.info('default sandbox chosen', { driver: sandbox.driver, reason: sandbox.reason });
-  const policy = executionPolicy(logger, execution, sandbox);
+  const policy = executionPolicy(logger, execution, sandbox, executionSettings.claims.leaseMs);
   announceUnsandboxed(logger, execution, policy);
   logger.info('trial execution configured', {
     config: executionSettings.configPath,
@@ -90,8 +90,9 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
   };
 }
 
-function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox): ExecutionPolicy {
+function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox, startHoldMs: number): ExecutionPolicy {
   return {
+    startHoldMs,
     repositories: execution.repositories,
     allowUnsandboxed: execution.allowUnsandboxed,
     driverFor: (kind) => (kind === null ? sandbox.driver : (execution.sandboxes[kind]?.driver ?? null)),

@@ -1,18 +1,22 @@
 import { CHECKPOINTS, ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { typedDocumentProjection } from '../../typed-projection';
-import type { BatchSlotReleased } from '../batches/batch-slots.decider';
+import type { BatchSlotReleased, BatchSlotTaken } from '../batches/batch-slots.decider';
 import type { BatchFailed, BatchFinished, BatchStarted } from '../batches/batch.events';
 
 export const OPEN_BATCHES = 'eval_open_batches';
 
 /**
- * A batch the saga still has work for: not ended, or ended without its slot given back. Where
- * its BatchStarted is in the log: the saga's state of it is built from that event on.
+ * A batch the saga still has work for: its start holds a slot and has not recorded the batch
+ * yet, or it started and is not ended, or it ended without its slot given back. Where the saga's
+ * state of it begins in the log: its slot's BatchSlotTaken, or its BatchStarted for a batch
+ * recorded before slots were followed here.
  */
 export type OpenBatchDocument = {
   _id: string;
   startedAtPosition: number;
+  /** False while only its slot is taken; absent (started) in documents written before slots were followed. */
+  started?: boolean;
   ended: boolean;
   slotReleased: boolean;
 };
@@ -27,21 +31,27 @@ function open(document: OpenBatchDocument): OpenBatchDocument | null {
  * needs nothing more (the saga forgets it), so the saga's catch-up at start can begin at the
  * oldest open batch's start instead of at the beginning of the log.
  */
-export const openBatchesProjection = typedDocumentProjection<BatchStarted | BatchFinished | BatchFailed | BatchSlotReleased, OpenBatchDocument>({
+export const openBatchesProjection = typedDocumentProjection<
+  BatchSlotTaken | BatchStarted | BatchFinished | BatchFailed | BatchSlotReleased,
+  OpenBatchDocument
+>({
   name: 'open-batches',
   collection: OPEN_BATCHES,
   indexes: [{ keys: { startedAtPosition: 1 } }],
-  eventTypes: ['BatchStarted', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased'],
+  eventTypes: ['BatchSlotTaken', 'BatchStarted', 'BatchFinished', 'BatchFailed', 'BatchSlotReleased'],
   documentId: (event) => event.data.batchId,
   evolve(document, event, id) {
     switch (event.type) {
+      case 'BatchSlotTaken':
+        return document ?? { _id: id, startedAtPosition: event.position, started: false, ended: false, slotReleased: false };
       case 'BatchStarted':
-        return { _id: id, startedAtPosition: event.position, ended: false, slotReleased: false };
+        return { _id: id, startedAtPosition: document?.startedAtPosition ?? event.position, started: true, ended: false, slotReleased: false };
       case 'BatchFinished':
       case 'BatchFailed':
         return document && open({ ...document, ended: true });
       case 'BatchSlotReleased':
-        // A start that failed gives its slot back without a BatchStarted: nothing to follow.
+        // A start that failed or died gives its slot back without a BatchStarted: nothing to follow.
+        if (document?.started === false) return null;
         return document && open({ ...document, slotReleased: true });
     }
   },

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
-import type { BatchSlotReleased } from '../batches/batch-slots.decider';
+import type { BatchSlotReleased, BatchSlotTaken, HeldSlot } from '../batches/batch-slots.decider';
 import type { BatchFailed, BatchFinished, BatchStarted, PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';
 import type { CostRecord } from '../trials/costs';
@@ -43,12 +43,18 @@ export interface SagaBatch {
   slotReleased: boolean;
 }
 
+/** A slot whose start has not recorded its batch (yet): released by the saga once overdue. */
+export interface UnstartedSlot extends HeldSlot {
+  organization: string;
+}
+
 const TERMINAL = new Set<SagaTrialStatus>(['passed', 'failed', 'void']);
 
-/** The events the saga follows: a batch's start and end, its trials, its runs' ends, its slot. */
-export type SagaEvent = BatchStarted | TrialEvent | TrialLeaseRenewed | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
+/** The events the saga follows: a batch's slot, its start and end, its trials, its runs' ends. */
+export type SagaEvent = BatchSlotTaken | BatchStarted | TrialEvent | TrialLeaseRenewed | RunFinished | BatchFinished | BatchFailed | BatchSlotReleased;
 
 const SAGA_EVENT_TYPES: ReadonlySet<string> = new Set<SagaEvent['type']>([
+  'BatchSlotTaken',
   'BatchStarted',
   ...TRIAL_EVENT_TYPES,
   'TrialLeaseRenewed',
@@ -96,12 +102,17 @@ export class SagaState {
   readonly batches = new Map<string, SagaBatch>();
   readonly runs = new Map<string, SagaRun>();
   readonly trials = new Map<string, SagaTrial>();
+  /** Slots taken by starts that have not recorded their batch, by batch id. */
+  readonly unstartedSlots = new Map<string, UnstartedSlot>();
 
   /** Applies one event; answers the batch it concerns, or null when it concerns none. */
   evolve(event: RecordedEvent): string | null {
     if (!isSagaEvent(event)) return null;
     switch (event.type) {
+      case 'BatchSlotTaken':
+        return this.slotTaken(event.data);
       case 'BatchStarted':
+        this.unstartedSlots.delete(event.data.batchId);
         return this.started(event.data, event.metadata.actor);
       case 'RunFinished':
         return this.runFinished(event.data);
@@ -203,7 +214,15 @@ export class SagaState {
     return batch ? batchId : null;
   }
 
+  private slotTaken(data: BatchSlotTaken['data']): null {
+    const { organization, batchId, takenAt, idempotencyKey } = data;
+    if (!this.batches.has(batchId))
+      this.unstartedSlots.set(batchId, { organization, batchId, takenAtMs: Date.parse(takenAt), idempotencyKey: idempotencyKey ?? null });
+    return null;
+  }
+
   private slotReleased(batchId: string): string | null {
+    this.unstartedSlots.delete(batchId);
     const batch = this.batches.get(batchId);
     if (batch) batch.slotReleased = true;
     return batch ? batchId : null;

@@ -11,6 +11,7 @@ import { SagaReactions } from './saga-reactions';
 import { DEFAULT_RUNNER_TIMINGS, RunnerTimings } from '../runner/runner-settings';
 import { RunnerWatch } from './runner-watch';
 import { ClaimTerms, renewalIntervalMs } from './trial-lease';
+import { releaseUnstartedSlot } from '../batches/unstarted-slots';
 
 export interface TrialSagaOptions {
   maxParallelTrials: number;
@@ -37,7 +38,8 @@ const STOP_GRACE_MS = 10_000;
  * reaction appends nothing twice, here or on another instance sharing the log. Each instance
  * offers every queued trial to its scheduler; the trial's claim decides which one runs it.
  * A claim whose lease lapsed (its instance stopped) is voided by whichever instance sees it first:
- * at start, and on a sweep every third of the lease.
+ * at start, and on a sweep every third of the lease. The same sweep gives back the slot of a start
+ * that took it and did not record its batch within a lease (its process died in between).
  *
  * A Nest provider of the evals module: it starts when the application boots, before the server
  * listens, and stops when the application shuts down, after the HTTP server has closed and
@@ -56,6 +58,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
   private live = false;
   private readonly abort = new AbortController();
   private readonly catchUpAfter: () => Promise<number>;
+  private readonly clock: Clock;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -68,6 +71,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     setMaxListeners(0, this.abort.signal);
     this.watch = new RunnerWatch(eventStore, logger, options.clock, options.runner ?? DEFAULT_RUNNER_TIMINGS);
     this.leaseMs = options.claims.leaseMs;
+    this.clock = options.clock;
     this.catchUpAfter = options.catchUpAfter ?? (() => Promise.resolve(-1));
     this.reactions = new SagaReactions(eventStore, runner, environment, this.state, logger, this.abort.signal, options.clock, options.claims, (batchId) =>
       this.watch.failureOf(batchId),
@@ -162,8 +166,25 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
         if (this.reactions.lapsed(trial)) batchIds.add(trial.batchId);
       }
       for (const batchId of batchIds) await this.react(batchId, null);
+      await this.releaseUnstartedSlots();
     } finally {
       this.sweeping = false;
+    }
+  }
+
+  /** Gives back the slots of starts that held them past a lease without recording their batch. */
+  private async releaseUnstartedSlots(): Promise<void> {
+    const now = this.clock.now();
+    const overdue = [...this.state.unstartedSlots.values()].filter((slot) => slot.takenAtMs + this.leaseMs <= now.getTime());
+    for (const slot of overdue) {
+      try {
+        const metadata = { organization: slot.organization, actor: 'system:trial-saga', correlationId: slot.batchId, causationId: 'recovery' };
+        if (await releaseUnstartedSlot(this.eventStore, slot.organization, slot, now, metadata)) {
+          this.logger.warn('gave back the slot of a batch whose start did not complete', { batchId: slot.batchId, organization: slot.organization });
+        }
+      } catch (error) {
+        this.logger.error('could not give back the slot of a start that did not complete', { batchId: slot.batchId, error: (error as Error).message });
+      }
     }
   }
 

@@ -15,6 +15,11 @@ export interface ExecutionPolicy {
   warnUnsandboxed(batchId: string, variants: number[]): void;
   /** The model of a simulated user that names none (ASSAY_CONFIG users.defaultModel): the variant's `userModel`. */
   defaultUserModel: string;
+  /**
+   * How long a start may hold its batch slot before recording its batch (the trial lease,
+   * ASSAY_TRIAL_LEASE_MS): a slot still unstarted after it belongs to a start that died.
+   */
+  startHoldMs: number;
 }
 
 export const EXECUTION_POLICY = Symbol('ExecutionPolicy');
@@ -26,4 +31,5 @@ export const STRICT_EXECUTION_POLICY: ExecutionPolicy = {
   driverFor: () => 'bubblewrap',
   warnUnsandboxed: () => undefined,
   defaultUserModel: DEFAULT_USER_MODEL,
+  startHoldMs: 30_000,
 };
