@@ -38,7 +38,9 @@ export function runFacts(args: readonly string[]): RunFacts {
 function gitCommit(): string {
   try {
     const run = (args: string[]) => execFileSync('git', args, { cwd: REPOSITORY, encoding: 'utf8', stdio: 'pipe' }).trim();
-    const changed = run(['status', '--porcelain', '--', 'src', 'bench']) === '' ? '' : ', with uncommitted changes in src/ or bench/';
+    // Results files written by earlier runs are not changes to what is measured.
+    const changed =
+      run(['status', '--porcelain', '--', 'src', 'bench', ':(exclude)bench/results']) === '' ? '' : ', with uncommitted changes in src/ or bench/';
     return `${run(['rev-parse', '--short', 'HEAD'])}${changed}`;
   } catch {
     return 'unknown (not a git checkout)';
