@@ -13,6 +13,7 @@ export { detectDefaultSandbox } from './sandbox/default-sandbox';
 export type { DefaultSandbox } from './sandbox/default-sandbox';
 export { bareSpawn } from './sandbox/bare-spawn';
 export { sharedSpawnHelper } from './sandbox/process-launcher';
+export { PROCESS_GROUPS_FILE } from './sandbox/process-groups';
 export type { SpawnHelperKind } from './sandbox/helper-transports';
 export type { TrialLogger } from './trial-session';
 export type { ArtifactSealer } from './workspace/artifacts';

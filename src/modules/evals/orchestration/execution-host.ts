@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
@@ -8,6 +9,7 @@ import {
   detectDefaultSandbox,
   ExecutionConfig,
   loadExecutionConfig,
+  PROCESS_GROUPS_FILE,
   providerModels,
   sharedSpawnHelper,
 } from '../execution';
@@ -67,6 +69,8 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     repositories: execution.repositories,
     providers: Object.values(execution.providers).map(({ name, protocol, baseURL, apiKeyEnv }) => ({ name, protocol, baseURL, apiKeyEnv })),
   });
+  // The guardian lists this instance's running process groups beside its trials, for the next instance should both die.
+  if (trialsRoot) sharedSpawnHelper.recordProcessGroupsIn(path.join(trialsRoot.directory, PROCESS_GROUPS_FILE));
   const runner = createTrialRunner({
     dataDir: settings.dataDir,
     config: execution,

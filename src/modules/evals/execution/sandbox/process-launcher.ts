@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { defaultHelperKind, HelperMessage, HelperTransport, LaunchSpec, SpawnHelperKind, startHelper } from './helper-transports';
 
@@ -117,21 +118,47 @@ class RelayedProcess extends EventEmitter implements LaunchedProcess {
   }
 }
 
+const GUARDIAN_SCRIPT = path.join(__dirname, 'process-guardian.js');
+
 /**
  * Spawns through a spawn helper process (helper-transports.ts), started on first use and again
  * if it dies: the Python helper where python3 runs, else the Node one, unless told which.
+ *
+ * Each command's process group is also given to a process guardian (process-guardian.js), in a
+ * session of its own, which kills the groups still running when this process dies: the helper
+ * does so when only the server dies, but a signal to the server's whole process group (a
+ * supervisor's, the out-of-memory killer's) takes the helper with it.
  */
 export class SpawnHelper implements ProcessLauncher {
   private helper: HelperTransport | null = null;
   private readonly running = new Map<number, RelayedProcess>();
   private nextId = 1;
+  private guardian: ChildProcess | null = null;
+  private recordsFile: string | null = null;
 
   constructor(private kind?: SpawnHelperKind) {}
+
+  /**
+   * Where the guardian keeps its list of running groups, for an instance started after this one
+   * and its guardian were killed (process-groups.ts). Takes effect with the next guardian started.
+   */
+  recordProcessGroupsIn(file: string): void {
+    this.recordsFile = file;
+  }
+
+  /** The guardian's pid while it runs (for tests). */
+  get guardianPid(): number | undefined {
+    return this.guardian?.pid;
+  }
 
   launch(spec: LaunchSpec): LaunchedProcess {
     const relayed = new RelayedProcess(this.nextId++, this);
     this.running.set(relayed.id, relayed);
-    relayed.once('close', () => this.running.delete(relayed.id));
+    relayed.once('spawned', (pid: number) => this.guard(`+${pid}\n`));
+    relayed.once('close', () => {
+      this.running.delete(relayed.id);
+      if (relayed.pid !== undefined) this.guard(`-${relayed.pid}\n`);
+    });
     relayed.once('spawnError', () => this.running.delete(relayed.id));
     this.transport().send({ op: 'spawn', id: relayed.id, ...spec });
     return relayed;
@@ -157,6 +184,32 @@ export class SpawnHelper implements ProcessLauncher {
   /** Which helper starts the commands (chosen at the first one). */
   get helperKind(): SpawnHelperKind {
     return (this.kind ??= defaultHelperKind());
+  }
+
+  private guard(line: string): void {
+    (this.guardian ?? this.startGuardian())?.stdin?.write(line);
+  }
+
+  /** Starts the guardian, telling it of every group already running; null where it cannot start. */
+  private startGuardian(): ChildProcess | null {
+    const args = [GUARDIAN_SCRIPT, ...(this.recordsFile === null ? [] : [this.recordsFile])];
+    let guardian: ChildProcess;
+    try {
+      guardian = spawn(process.execPath, args, { detached: true, stdio: ['pipe', 'ignore', 'inherit'], env: {} });
+    } catch {
+      return null;
+    }
+    guardian.on('error', () => undefined);
+    guardian.stdin?.on('error', () => undefined);
+    guardian.once('exit', () => {
+      if (this.guardian === guardian) this.guardian = null;
+    });
+    guardian.unref();
+    (guardian.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    this.guardian = guardian;
+    const running = [...this.running.values()].flatMap((relayed) => (relayed.pid === undefined ? [] : [`+${relayed.pid}\n`]));
+    if (running.length > 0) guardian.stdin?.write(running.join(''));
+    return guardian;
   }
 
   private transport(): HelperTransport {

@@ -3,12 +3,15 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { HeldLock, holdExclusive, holdShared, LockBusy } from '#infrastructure/locks/sqlite-lock';
+import { killRecordedGroups, PROCESS_GROUPS_FILE } from '../sandbox/process-groups';
 
 /**
  * This server instance's own directory for trial directories, `<tmpdir>/assay-trials/inst_<id>/`,
  * with `instance.lock` inside held for the instance's life. A server killed mid-trial leaves its
  * trials' directories behind; the next start removes every instance directory whose lock is
- * free (its holder is dead), and never one whose lock is held (another live instance).
+ * free (its holder is dead), and never one whose lock is held (another live instance). Before
+ * that it kills what the dead instance's trials left running, from the list its process guardian
+ * kept there (`process-groups`): the guardian kills them itself unless it was killed too.
  */
 export interface TrialsRoot {
   /** Where this instance makes its trial directories. */
@@ -48,7 +51,7 @@ export function claimTrialsRoot(parent = defaultTrialsParent()): { root: TrialsR
   }
 }
 
-/** Each instance directory whose lock can be taken exclusive belongs to a dead instance. */
+/** Each instance directory whose lock can be taken exclusive belongs to a dead instance: its processes are killed, its directory removed. */
 export function removeDeadInstances(parent: string): string[] {
   const removed: string[] = [];
   for (const name of fs.readdirSync(parent)) {
@@ -64,6 +67,7 @@ export function removeDeadInstances(parent: string): string[] {
       throw error;
     }
     try {
+      killRecordedGroups(path.join(directory, PROCESS_GROUPS_FILE));
       fs.rmSync(directory, { recursive: true, force: true, maxRetries: 2 });
       removed.push(directory);
     } finally {
