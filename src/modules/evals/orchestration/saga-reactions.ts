@@ -1,6 +1,7 @@
 import { AppendTooLarge, EventMetadata, EventStore, NewEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { executeOnStream, DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
+import { pausePoint } from '#infrastructure/testing/pause-points';
 import type { Clock } from '#shared/clock';
 import { derivedEventId } from '#shared/ids';
 import { batchSlotsDecider, batchSlotsStream } from '../batches/batch-slots.decider';
@@ -51,6 +52,8 @@ export class SagaReactions {
   private readonly concluded = new Set<string>();
   /** Their runs, so a stop can wait for each to record how it ended. */
   private readonly running = new Set<Promise<void>>();
+  /** The claims this process holds, by trial: what a stop records as abandoned if their trials do not. */
+  private readonly claims = new Map<string, { claim: TrialClaim; ref: TrialRef; run: SagaRun }>();
   /**
    * Trials whose TrialQueued, and runs whose RunFinished, this process has appended (or is
    * appending) while the saga's state does not show it yet: the state follows the log a few events
@@ -172,7 +175,15 @@ export class SagaReactions {
     // Appended at the revision of TrialQueued with a new id: of two instances, one claims and the other gets nothing.
     const claim = await TrialClaim.take(this.eventStore, ref, this.terms, { clock: this.clock, metadata, logger: this.logger });
     if (!claim) return;
+    this.claims.set(trialId, { claim, ref, run });
     try {
+      await pausePoint('trial:after-claim');
+      // Stopped while claiming: the trial is not started, and ends as abandoned at once.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop can come while the claim is appended
+      if (this.signal.aborted) {
+        await claim.finish([abandonedTrial(ref, run.run, this.clock.now())]);
+        return;
+      }
       // The place is freed once the outcome's append is made: the next trial's claim goes into the
       // same group commit, after it, so no reader sees more trials running than there are places;
       // not when the runner has removed the trial's directory.
@@ -181,6 +192,27 @@ export class SagaReactions {
       await this.execute(batch, run, trialId, AbortSignal.any([this.signal, claim.signal]), conclude);
     } finally {
       claim.release();
+      this.claims.delete(trialId);
+    }
+  }
+
+  /**
+   * At a stop, once the grace is over: the trials that have not recorded their end (a step that
+   * does not heed the stop) are recorded as abandoned here, through their claims, which stop
+   * renewing; an outcome they record later is refused. No lease is renewed past the stop.
+   */
+  async abandonUnfinished(): Promise<void> {
+    const unfinished = [...this.claims.values()];
+    this.claims.clear();
+    for (const { claim, ref, run } of unfinished) {
+      try {
+        if (await claim.finish([abandonedTrial(ref, run.run, this.clock.now())])) {
+          this.logger.warn('a trial did not stop within the grace: recorded it as abandoned', { trialId: ref.trialId });
+        }
+      } catch (error) {
+        claim.release();
+        this.logger.error('could not record a trial as abandoned at stop', { trialId: ref.trialId, error: (error as Error).message });
+      }
     }
   }
 

@@ -119,6 +119,7 @@ export class TrialSaga implements OnApplicationBootstrap, OnApplicationShutdown 
     this.abort.abort();
     // The aborted trials record their end (abandoned) while the store is still open.
     await this.reactions.drain(STOP_GRACE_MS);
+    await this.reactions.abandonUnfinished();
     await this.subscription?.close();
     await this.loop;
   }
