@@ -40,7 +40,6 @@ import { decideTrial } from './validation/verdict';
 import { renderPrompt } from '../shared/identity';
 import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
-import { ControlDirectories } from './workspace/control-directories';
 import { createTrialDirectory, removeTrialDirectory, spreadTrialDirectories, TrialDirectory } from './workspace/trial-directory';
 import { Clock, systemClock } from '#shared/clock';
 
@@ -99,13 +98,11 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
 
 export class SandboxTrialRunner implements TrialRunner {
   private readonly users = new TrialUsers();
-  private readonly controls: ControlDirectories;
 
   constructor(
     private readonly settings: RunnerSettings,
     private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
   ) {
-    this.controls = new ControlDirectories(settings.trialsRoot);
     // A root not there yet is made, and marked, by the first trial.
     if (existsSync(settings.trialsRoot)) spreadTrialDirectories(settings.trialsRoot);
   }
@@ -125,7 +122,7 @@ export class SandboxTrialRunner implements TrialRunner {
     const user = sandbox.driver.name === 'bubblewrap' ? this.users.take() : null;
     let directory: TrialDirectory;
     try {
-      directory = await createTrialDirectory(this.settings.trialsRoot, id, user, this.controls);
+      directory = await createTrialDirectory(this.settings.trialsRoot, id, user);
     } catch (error) {
       this.users.give(user);
       const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, ['sandbox'], {
@@ -142,8 +139,6 @@ export class SandboxTrialRunner implements TrialRunner {
     onOutcome?.(outcome);
     // Its sandbox session, if any, ran nothing of the trial since its last command ended; it goes before the directory.
     await session.closeSandbox();
-    // Nothing of the trial runs: its control directory, emptied, can serve the next trial.
-    this.controls.release(directory.control);
     await removeTrialDirectory(directory).catch((error: unknown) =>
       this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
     );

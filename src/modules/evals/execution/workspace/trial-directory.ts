@@ -4,7 +4,6 @@ import { lchown, lstat, readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { findHostTool } from '../sandbox/host-tools';
 import type { TrialUser } from '../sandbox/trial-user';
-import type { ControlDirectories } from './control-directories';
 import { POOL_CALLS, readdirQuietly, SYNC_CALLS, SYNC_WALK_ENTRIES } from './file-calls';
 
 /**
@@ -19,7 +18,7 @@ export interface TrialDirectory {
   tmp: string;
   /**
    * The service's files the trial reads (its account files, its sandbox session's step files):
-   * there when the trial has a user of its own, placed by ControlDirectories.
+   * there when the trial has a user of its own.
    */
   control: string;
 }
@@ -32,21 +31,16 @@ const CONTROL = '.session';
  * can write. The directory holding them stays the service's (readable, not writable, by the
  * trial): what the service keeps there (the control directory with the account files and a
  * session's step files, a validator's files) cannot be renamed or replaced by the trial under the
- * service's feet. The control directory is one a finished trial left, when there is one
- * (ControlDirectories): moved in, not made.
+ * service's feet. Each trial's control directory is made new: nothing of one trial's is passed
+ * to the next.
  *
- * Made with synchronous calls: a fixed handful (four directories, a control directory moved in,
- * two small account files, three lchowns) on the way from a freed place to the trial's first
+ * Made with synchronous calls: a fixed handful (five directories, two small account files, three
+ * lchowns) on the way from a freed place to the trial's first
  * process. Each asynchronous call would wait for a thread of the pool and then for its turn on
  * the event loop, behind whatever the server is doing for the other trials; measured, that made
  * this step 5–20 ms instead of well under one.
  */
-export async function createTrialDirectory(
-  trialsRoot: string,
-  sandboxId: string,
-  user: TrialUser | null,
-  controls: ControlDirectories,
-): Promise<TrialDirectory> {
+export async function createTrialDirectory(trialsRoot: string, sandboxId: string, user: TrialUser | null): Promise<TrialDirectory> {
   const accounts = user === null ? null : await hostAccounts();
   const root = path.join(trialsRoot, sandboxId);
   // The trials root (0700) keeps other host users out; the trial's user must traverse its own.
@@ -70,13 +64,12 @@ export async function createTrialDirectory(
   const made = [directory.workspace, directory.home, directory.tmp];
   for (const child of made) mkdirSync(child);
   if (user === null || accounts === null) return directory;
-  controls.place(directory.control);
   try {
+    mkdirSync(directory.control, { mode: 0o755 });
     writeAccount(directory, user, accounts);
     // Nothing else is in them (the service just made them): every entry is known.
     for (const entry of made) lchownSync(entry, user.uid, user.gid);
   } catch (error) {
-    controls.release(directory.control);
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
@@ -89,7 +82,7 @@ export async function createTrialDirectory(
  * block group of its own choosing instead of the root's. What matters is ext4 without a journal,
  * which will not reuse an inode freed in the last seconds and reads past each such inode to make
  * a new one: with every trial's directories in the same few groups, each trial paid for the
- * inodes of the hundreds removed just before it (bench/README.md, eleventh pass). A no-op where
+ * inodes of the hundreds removed just before it (decision record 0048). A no-op where
  * the flag means nothing (tmpfs, XFS, overlay) or chattr is missing.
  */
 export function spreadTrialDirectories(trialsRoot: string): void {
