@@ -26,7 +26,7 @@ export default tseslint.config(
   },
   {
     // Tests and benchmarks read JSON bodies whose shape is what they assert; typing each body would restate the spec.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'src/**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -11,6 +11,7 @@ module.exports = {
     '^#shared/(.*)$': '<rootDir>/src/shared/$1',
     '^#infrastructure/(.*)$': '<rootDir>/src/infrastructure/$1',
     '^#modules/(.*)$': '<rootDir>/src/modules/$1',
+    '^#trial-runner$': '<rootDir>/src/trial-runner/index.ts',
   },
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts', '**/*.contract-spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },

@@ -18,7 +18,7 @@ import { variantKey } from '#modules/analytics/variant-key';
 import { planBatch } from '#modules/evals/batches/batch-plan';
 import type { BatchStarted } from '#modules/evals/batches/batch.events';
 import { CASES, caseDocumentId } from '#modules/evals/cases/case.projection';
-import type { EvalCase, VariantDefinition } from '#modules/evals/shared/definitions';
+import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 import { STRICT_EXECUTION_POLICY } from '#modules/evals/shared/execution-policy';
 import { SUITES, suiteDocumentId } from '#modules/evals/suites/suite.projection';
 import { trialCosts } from '#modules/evals/trials/costs';

@@ -4,8 +4,8 @@
  * once, or a scripted reply), the message entries and the conversation file. Run through the
  * trial runner itself, in the host's default sandbox, as the server runs it.
  */
-import { parseExecutionConfig, createTrialRunner, detectDefaultSandbox } from '#modules/evals/execution';
-import type { TrajectoryCommand, TrialOutcome, TrialSpec } from '#modules/evals/execution';
+import { parseExecutionConfig, createTrialRunner, detectDefaultSandbox } from '#trial-runner';
+import type { TrajectoryCommand, TrialOutcome, TrialSpec } from '#trial-runner';
 import { startFakeProvider } from '../test/support/fake-provider';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';

@@ -21,7 +21,7 @@ import { GetBatchHandler } from '#modules/evals/batches/get-batch/get-batch.hand
 import { GetBatch } from '#modules/evals/batches/get-batch/get-batch.query';
 import { ListBatchesHandler } from '#modules/evals/batches/list-batches/list-batches.handler';
 import { ListBatches } from '#modules/evals/batches/list-batches/list-batches.query';
-import type { EvalCase, VariantDefinition } from '#modules/evals/shared/definitions';
+import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 import type { Cursor } from '#modules/evals/shared/cursor';
 import { STRICT_EXECUTION_POLICY } from '#modules/evals/shared/execution-policy';
 import { trialCosts, sumCosts } from '#modules/evals/trials/costs';

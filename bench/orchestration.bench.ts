@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { RunningServer, startServer } from '../src/main';
-import { bareSpawn, detectDefaultSandbox } from '#modules/evals/execution';
+import { bareSpawn, detectDefaultSandbox } from '#trial-runner';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';
 import { percentile, Row } from './support/table';

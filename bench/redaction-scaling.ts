@@ -4,7 +4,7 @@
  * dist-bench/bench/redaction-scaling.js`. The time should grow with the output, not the secrets.
  */
 import { randomBytes } from 'node:crypto';
-import { Redactor } from '#modules/evals/execution/output/captured-output';
+import { Redactor } from '#trial-runner';
 
 const LINE = 'lorem ipsum dolor sit amet, consectetur adipiscing elit 0123456789 ABCDEF /+=%\n';
 

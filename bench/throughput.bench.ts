@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
-import { detectDefaultSandbox, SandboxDriverName } from '#modules/evals/execution';
+import { detectDefaultSandbox, SandboxDriverName } from '#trial-runner';
 import { BenchServer, CpuSplit, startBenchServer } from './support/child-server';
 import { mainThreadParts, monotonicMicros, ProfileWindow, readProfile, summarizeProfiles } from './support/cpu-profile';
 import { FloorProcess } from './support/floor-process';
 import { mountJournaledExt4 } from './support/journaled-ext4';
 import { KernelProfile, KernelShares } from './support/kernel-profile';
-import { defaultHelperKind } from '#modules/evals/execution/sandbox/helper-transports';
+import { defaultHelperKind } from '#trial-runner';
 import type { StraightMeasure } from './support/straight-trials';
 import type { Progress, Suite } from './support/suite';
 import { tempDir } from './support/sqlite-log';

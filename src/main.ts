@@ -17,7 +17,7 @@ import { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { KeyRing, openKeyRing } from '#infrastructure/secrets/key-ring';
 import { withMasterKey } from '#infrastructure/secrets/master-key';
-import { claimTrialsRoot, TrialsRoot } from '#modules/evals/execution/workspace/trials-root';
+import { claimTrialsRoot, TrialsRoot } from './trials-root';
 import { planTrialExecution, TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
 import { closeRuntime, openRuntime, Runtime, startProjections } from './runtime';
 

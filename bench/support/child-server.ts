@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { SandboxDriverName } from '#modules/evals/execution';
+import type { SandboxDriverName } from '#trial-runner';
 import { tempDir } from './sqlite-log';
 
 export const BENCH_KEY = 'assay_bench_throughput_key_0123456789';

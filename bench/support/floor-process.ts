@@ -1,6 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
-import type { SandboxDriverName } from '#modules/evals/execution';
-import { SpawnHelper } from '#modules/evals/execution/sandbox/process-launcher';
+import type { SandboxDriverName } from '#trial-runner';
+import { SpawnHelper } from '#trial-runner';
 import type { StraightMeasure, StraightTrials } from './straight-trials';
 import { BareMeasure, bareBatchMeasured, TRIALS, Workload } from './workloads';
 

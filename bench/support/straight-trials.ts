@@ -2,7 +2,7 @@ import { BlobBackedEventStore } from '#infrastructure/blob-store/blob-backed-eve
 import { FileBlobStore } from '#infrastructure/blob-store/file/file-blob-store';
 import type { EventStore, ExpectedRevision } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
-import { createTrialRunner, parseExecutionConfig, SandboxDriverName, TrialRunner, TrialSpec } from '#modules/evals/execution';
+import { createTrialRunner, parseExecutionConfig, SandboxDriverName, TrialRunner, TrialSpec } from '#trial-runner';
 import { trialResultEvents } from '#modules/evals/orchestration/saga-decisions';
 import { claimEvent } from '#modules/evals/orchestration/trial-lease';
 import { TrialEvent, TrialRef, trialStream } from '#modules/evals/trials/trial.events';

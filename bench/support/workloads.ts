@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bareSpawn, SandboxDriverName } from '#modules/evals/execution';
-import type { ProcessLauncher } from '#modules/evals/execution/sandbox/process-launcher';
-import { spreadTrialDirectories } from '#modules/evals/execution/workspace/trial-directory';
+import { bareSpawn, SandboxDriverName } from '#trial-runner';
+import type { ProcessLauncher } from '#trial-runner';
+import { spreadTrialDirectories } from '#trial-runner';
 import { BenchServer, CpuSplit, processCpu } from './child-server';
 import { tempDir } from './sqlite-log';
 

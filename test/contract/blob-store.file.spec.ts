@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { blobStoreContract } from '#infrastructure/blob-store/blob-store.contract';
+import { blobStoreContract } from './blob-store.contract';
 import { BlobCorrupted } from '#infrastructure/blob-store/blob-store.port';
 import { FileBlobStore } from '#infrastructure/blob-store/file/file-blob-store';
 import { tempDir } from '../support/temp-dirs';

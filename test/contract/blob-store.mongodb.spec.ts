@@ -1,4 +1,4 @@
-import { blobStoreContract } from '#infrastructure/blob-store/blob-store.contract';
+import { blobStoreContract } from './blob-store.contract';
 import { MongoBlobStore } from '#infrastructure/blob-store/mongodb/mongodb-blob-store';
 import { databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 import { MongoClient } from 'mongodb';

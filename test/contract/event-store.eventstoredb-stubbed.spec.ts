@@ -5,7 +5,7 @@
  * rules as the client reports them; event-store.eventstoredb.spec.ts runs the same contract
  * against a real server when EVENTSTORE_URL is set.
  */
-import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
+import { eventStoreContract } from './event-store.contract';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 import { StubEventStoreDb } from '../support/stub-eventstoredb';
 

@@ -1,4 +1,4 @@
-import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
+import { eventStoreContract } from './event-store.contract';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 
 const url = process.env.EVENTSTORE_URL;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { eventStoreContract } from '#infrastructure/event-store/event-store.contract';
+import { eventStoreContract } from './event-store.contract';
 import { NewEvent, RecordedEvent, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore, SqliteEventStoreOptions } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { eventHash } from '#shared/event-chain';

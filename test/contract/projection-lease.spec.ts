@@ -1,4 +1,4 @@
-import { projectionLeaseContract } from '#infrastructure/processing/projection-lease.contract';
+import { projectionLeaseContract } from './projection-lease.contract';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 

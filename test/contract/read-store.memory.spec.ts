@@ -1,6 +1,6 @@
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
-import { collectionSwapContract } from '#infrastructure/read-store/collection-swap.contract';
-import { guardedWritesContract, readStoreContract } from '#infrastructure/read-store/read-store.contract';
+import { collectionSwapContract } from './collection-swap.contract';
+import { guardedWritesContract, readStoreContract } from './read-store.contract';
 
 readStoreContract('memory', async () => {
   const store = new MemoryReadStore();

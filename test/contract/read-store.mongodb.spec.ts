@@ -1,6 +1,6 @@
 import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
-import { collectionSwapContract } from '#infrastructure/read-store/collection-swap.contract';
-import { guardedWritesContract, readStoreContract } from '#infrastructure/read-store/read-store.contract';
+import { collectionSwapContract } from './collection-swap.contract';
+import { guardedWritesContract, readStoreContract } from './read-store.contract';
 
 const url = process.env.MONGODB_URL;
 

@@ -11,7 +11,7 @@ import { SecretUnreadable } from '#infrastructure/secrets/aes-gcm';
 import { dataKeyStream } from '#infrastructure/secrets/data-key.decider';
 import { masterKeyId, masterKeyPath } from '#infrastructure/secrets/master-key';
 import { createTrialSecrets } from '#modules/connectors/trial-secrets';
-import type { VariantDefinition } from '#modules/evals/shared/definitions';
+import type { VariantDefinition } from '#shared/eval-definitions';
 import { EVENT_LOG_FILE } from '../../src/runtime';
 import { CLI, INIT_KEY, startInProcess, tempDir } from '../support/servers';
 

@@ -6,7 +6,7 @@ import { SecretUnreadable } from '#infrastructure/secrets/aes-gcm';
 import { connectionProjection, CONNECTIONS } from '#modules/connectors/connection.projection';
 import { connectorStream } from '#modules/connectors/connector.events';
 import { createTrialSecrets, TrialCredentialsUnavailable, TrialSecrets } from '#modules/connectors/trial-secrets';
-import type { VariantDefinition } from '#modules/evals/shared/definitions';
+import type { VariantDefinition } from '#shared/eval-definitions';
 import { environmentStream } from '#modules/environment/environment.events';
 import { ENVIRONMENT_VARIABLES, environmentProjection } from '#modules/environment/environment.projection';
 import { EVENT_LOG_FILE } from '../../src/runtime';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { openKeyRing } from '#infrastructure/secrets/key-ring';
-import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
+import { artifactPath } from '#trial-runner';
 import { ApiClient } from '../support/http-client';
 import { makeRepository, startBody, waitForBatch } from '../support/evals';
 import { INIT_KEY, InProcessServer, startInProcess } from '../support/servers';

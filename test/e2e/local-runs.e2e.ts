@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunnerApi, startLocalBatch } from '../../src/cli/local/local-runner';
-import { parseExecutionConfig } from '#modules/evals/execution';
+import { parseExecutionConfig } from '#trial-runner';
 import { startBody, waitForBatch } from '../support/evals';
 import { localBody } from '../support/runner';
 import { filesUnder, INIT_KEY, InProcessServer, startInProcess, TEST_CONSENT_CONFIG, waitUntil } from '../support/servers';

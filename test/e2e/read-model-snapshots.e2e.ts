@@ -153,7 +153,7 @@ describe('read-model snapshots of the embedded store', () => {
       await waitUntil(async () => logged(server, 'read-model snapshot written').length > 0, 10000);
       const [written] = logged(server, 'read-model snapshot written');
       expect(written.documents).toBeGreaterThan(0);
-      // A small state: every ASSAY_SNAPSHOT_EVERY events (a large one less often: test/unit/snapshot-interval.spec.ts).
+      // A small state: every ASSAY_SNAPSHOT_EVERY events (a large one less often: src/infrastructure/processing/read-model-snapshots.spec.ts).
       expect(written.nextAfterEvents).toBe(snapshotInterval(20, written.documents as number));
       expect(written.nextAfterEvents).toBe(20);
     } finally {

@@ -6,7 +6,7 @@ import { openKeyRing } from '#infrastructure/secrets/key-ring';
 import { environmentDecider } from '#modules/environment/environment.decider';
 import { environmentStream } from '#modules/environment/environment.events';
 import { previewOf } from '#modules/environment/variable-rules';
-import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
+import { artifactPath } from '#trial-runner';
 import { newId } from '#shared/ids';
 import { startBody, waitForBatch } from '../support/evals';
 import { ApiClient } from '../support/http-client';

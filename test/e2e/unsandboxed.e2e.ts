@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { detectDefaultSandbox } from '#modules/evals/execution/sandbox/default-sandbox';
+import { detectDefaultSandbox } from '#trial-runner';
 import { startBody, waitForBatch } from '../support/evals';
 import type { ApiClient } from '../support/http-client';
 import { ChildServer, INIT_KEY, startChild, startInProcess } from '../support/servers';

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { bubblewrapMissing } from '#modules/evals/execution/sandbox/host-tools';
+import { bubblewrapMissing } from '#trial-runner';
 
 /**
  * The one decision whether this host can run the bubblewrap tests (the same check the server's

@@ -3,10 +3,10 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { tempDir } from './temp-dirs';
-import { parseExecutionConfig } from '#modules/evals/execution/execution-config';
-import { createTrialRunner, TrialRunnerOptions } from '#modules/evals/execution/trial-runner';
-import type { TrajectoryCommand, TrialOutcome, TrialRunner, TrialSpec } from '#modules/evals/execution/trial-runner.port';
-import { artifactPath } from '#modules/evals/execution/workspace/artifacts';
+import { parseExecutionConfig } from '#trial-runner';
+import { createTrialRunner, TrialRunnerOptions } from '#trial-runner';
+import type { TrajectoryCommand, TrialOutcome, TrialRunner, TrialSpec } from '#trial-runner';
+import { artifactPath } from '#trial-runner';
 
 /** Temporary directories made by a test file, removed in afterAll. */
 export class TempDirs {

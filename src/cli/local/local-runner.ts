@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createTrialRunner, ExecutionConfig, loadExecutionConfig, TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from '#modules/evals/execution';
+import { createTrialRunner, ExecutionConfig, loadExecutionConfig, TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from '#trial-runner';
 import { callRunner, RunnerApi, RunnerRefusal, withIdempotencyKey } from './runner-calls';
 import { reportedResult } from './trial-report';
 

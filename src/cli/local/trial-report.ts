@@ -1,4 +1,4 @@
-import type { TrialOutcome } from '#modules/evals/execution';
+import type { TrialOutcome } from '#trial-runner';
 
 /**
  * The outcome as runner.trials.report takes it: exactly the fields the server validates, so a

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256Hex } from '#shared/hash';
-import type { VariantDefinition } from '../evals/shared/definitions';
+import type { VariantDefinition } from '#shared/eval-definitions';
 import { profileVersion } from '../evals/shared/identity';
 
 /** What analytics shows of a variant definition: enough to recognize it. */

@@ -7,7 +7,7 @@ import { KeyRing, KeyRingSource, openKeyRing } from '#infrastructure/secrets/key
 import { Clock, systemClock } from '#shared/clock';
 import { foldEvents } from '#shared/decider';
 import { isReservedVariable } from '#shared/reserved-variables';
-import type { VariantDefinition } from '../evals/shared/definitions';
+import type { VariantDefinition } from '#shared/eval-definitions';
 import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/orchestration/trial-environment';
 import { EnvironmentValues, environmentValues } from '../environment/environment-values';
 import { ConnectionDocument, CONNECTIONS } from './connection.projection';

@@ -1,6 +1,6 @@
 import { newId } from '#shared/ids';
-import type { EvalCase, EvalSuite, VariantDefinition } from '../shared/definitions';
-import { DEFAULT_TIMEOUT_MS, validatorText } from '../shared/definitions';
+import type { EvalCase, EvalSuite, VariantDefinition } from '#shared/eval-definitions';
+import { DEFAULT_TIMEOUT_MS, validatorText } from '#shared/eval-definitions';
 import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';
 import type { PlannedRun, RunSetup } from './batch.events';
 import type { BatchPlan } from './start-rules';

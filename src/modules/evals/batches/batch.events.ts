@@ -1,5 +1,5 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '#shared/eval-definitions';
 
 export interface Trigger {
   source: string;

@@ -1,7 +1,7 @@
 import { BadRequest, Conflict } from '#shared/errors';
-import type { EvalSource } from '../shared/definitions';
+import type { EvalSource } from '#shared/eval-definitions';
 import type { ExecutionPolicy } from '../shared/execution-policy';
-import { repositoryUrlProblem } from '../shared/repository-urls';
+import { repositoryUrlProblem } from '#trial-runner';
 import type { BatchPlan } from './start-rules';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { readIdempotency, readTrigger } from '../shared/request-context';
+import { readIdempotency, readTrigger } from './request-context';
 import type { StartRequest } from './batch-starter';
 import type { StartBatchDto } from './start-batch.dto';
 import { toPlan } from './to-plan';

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { BadRequest } from '#shared/errors';
-import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '../shared/definitions';
-import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '../shared/definitions';
+import type { EvalCase, EvalSource, EvalSuite, VariantDefinition } from '#shared/eval-definitions';
+import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '#shared/eval-definitions';
 import { placeholders, variantIdentity } from '../shared/identity';
 
 export const MAX_TRIALS_PER_BATCH = 100;

@@ -1,5 +1,5 @@
 import type { CaseDto, SourceDto, SuiteDto, VariantDto } from '../shared/definition.dto';
-import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, Validator, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, EvalSource, EvalSuite, EvalUser, Harness, Profile, Sandbox, Validator, VariantDefinition } from '#shared/eval-definitions';
 import type { StartBatchDto } from './start-batch.dto';
 import type { BatchPlan } from './start-rules';
 

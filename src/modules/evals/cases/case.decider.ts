@@ -1,6 +1,6 @@
 import type { Decider } from '#shared/decider';
 import { canonicalJson } from '#shared/hash';
-import type { EvalCase, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 import { changedParts, definitionHash } from '../shared/identity';
 import type { CaseEvent } from './case.events';
 

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { EvalCase, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 
 /** Stored in `case-{org}.{caseId}`: a new version whenever the definition hash changes. */
 export type CaseVersionAppended = DomainEvent<

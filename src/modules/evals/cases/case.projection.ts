@@ -2,7 +2,7 @@ import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { Recorded, typedProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup } from '../batches/batch.events';
 import type { RunDocument } from '../runs/run.projection';
-import type { EvalCase, VariantDefinition } from '../shared/definitions';
+import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 import { variantIdentity } from '../shared/identity';
 import { computeDistribution, Distribution } from '../trials/distribution';
 import { CASE_RUNS, CaseRunDocument, recordPlannedRuns, recordProgress, RUN_PROGRESS_TYPES, RunProgress } from './case-runs';

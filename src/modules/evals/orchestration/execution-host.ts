@@ -12,9 +12,9 @@ import {
   PROCESS_GROUPS_FILE,
   providerModels,
   sharedSpawnHelper,
-} from '../execution';
-import type { JudgeSettings } from '../execution';
-import type { TrialRunner } from '../execution/trial-runner.port';
+} from '#trial-runner';
+import type { JudgeSettings } from '#trial-runner';
+import type { TrialRunner } from '#trial-runner';
 import type { ExecutionPolicy } from '../shared/execution-policy';
 import type { ProviderModelEntry } from '../shared/provider-models';
 import type { RunnerSettings } from '../runner/runner-settings';

@@ -4,8 +4,8 @@ import { sumCosts, TrialCostInput, trialCosts } from '../trials/costs';
 import { computeDistribution } from '../trials/distribution';
 import type { TrialEvent, TrialRef, TrialResult } from '../trials/trial.events';
 import type { SagaBatch, SagaRun, SagaTrial } from './saga-state';
-import { DEFAULT_MAX_TURNS } from '../shared/definitions';
-import { TrialOutcome, TrialSpec, voidOutcome } from '../execution/trial-runner.port';
+import { DEFAULT_MAX_TURNS } from '#shared/eval-definitions';
+import { TrialOutcome, TrialSpec, voidOutcome } from '#trial-runner';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 import { merged } from '#shared/merged';
 

@@ -24,7 +24,7 @@ import {
 import { runByRunner } from '../batches/local-runs';
 import { withRunnerFailure } from './runner-watch';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
-import { TrialOutcome, TrialRunner, voidOutcome } from '../execution/trial-runner.port';
+import { TrialOutcome, TrialRunner, voidOutcome } from '#trial-runner';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
 import { TrialClaim } from './trial-claim';
 import { ClaimTerms, claimLapsed } from './trial-lease';

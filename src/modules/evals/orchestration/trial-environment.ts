@@ -1,4 +1,4 @@
-import type { VariantDefinition } from '../shared/definitions';
+import type { VariantDefinition } from '#shared/eval-definitions';
 
 /** The environment a trial's processes get, and the values that must never be captured. */
 export interface ResolvedTrialEnvironment {

@@ -3,7 +3,7 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import type { AllSubscription, EventMetadata, EventStore, RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { Clock } from '#shared/clock';
-import type { TrialRunner } from '../execution/trial-runner.port';
+import type { TrialRunner } from '#trial-runner';
 import { movesBatch, SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';
 import type { TrialEnvironment } from './trial-environment';

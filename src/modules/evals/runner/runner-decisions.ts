@@ -1,4 +1,4 @@
-import { voidOutcome } from '../execution/trial-runner.port';
+import { voidOutcome } from '#trial-runner';
 import { trialResultEvents } from '../orchestration/saga-decisions';
 import type { TrialEvent, TrialRef, TrialVoided } from '../trials/trial.events';
 import type { LocalTrial, RunnerBatch, TrialLease } from './runner-batch';

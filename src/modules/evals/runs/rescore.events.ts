@@ -1,7 +1,7 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { JudgeValidator } from '../shared/definitions';
-import type { JudgeModelUse } from '../execution/validation/judge';
-import type { ValidationRecord } from '../execution/validation/validation-record';
+import type { JudgeValidator } from '#shared/eval-definitions';
+import type { JudgeModelUse } from '#trial-runner';
+import type { ValidationRecord } from '#trial-runner';
 import type { Distribution } from '../trials/distribution';
 
 type RescoreRef = { rescoreId: string; runId: string; batchId: string; organization: string };

@@ -1,7 +1,7 @@
 import { Collection, findToRead, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { Recorded, typedDocumentProjection } from '../../typed-projection';
-import type { TrajectoryEntry } from '../execution/trial-runner.port';
-import type { ValidationRecord } from '../execution/validation/validation-record';
+import type { TrajectoryEntry } from '#trial-runner';
+import type { ValidationRecord } from '#trial-runner';
 import type { TrialCommandRecorded, TrialConversationEnded, TrialMessageRecorded, TrialPrepared, TrialValidated, TrialVerified } from '../trials/trial.events';
 import type { TrialDetail } from './trial-view';
 

@@ -1,5 +1,5 @@
-import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialUsage } from '../execution/trial-runner.port';
-import type { ValidationRecord } from '../execution/validation/validation-record';
+import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialUsage } from '#trial-runner';
+import type { ValidationRecord } from '#trial-runner';
 import type { CostRecord } from '../trials/costs';
 import type { TrialEvent } from '../trials/trial.events';
 import { merged } from '#shared/merged';

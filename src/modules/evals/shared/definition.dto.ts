@@ -21,7 +21,7 @@ import {
 import { EachString } from '#infrastructure/http/decode/each-element';
 import { IsStringRecord, IsUnionOf, unionMember } from '#infrastructure/http/decode/shapes';
 import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '#shared/reserved-variables';
-import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from './definitions';
+import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from '#shared/eval-definitions';
 import { JudgeValidatorDto } from './judge-validator.dto';
 
 /** The spec's case and suite id rule. */

@@ -1,5 +1,5 @@
-import { STRICT_REPOSITORY_POLICY, RepositoryPolicy } from './repository-urls';
-import { DEFAULT_USER_MODEL } from '../execution/providers/provider-config';
+import { STRICT_REPOSITORY_POLICY, RepositoryPolicy } from '#trial-runner';
+import { DEFAULT_USER_MODEL } from '#trial-runner';
 
 /**
  * What a start must know of this server's trial execution: which source URLs it may clone and

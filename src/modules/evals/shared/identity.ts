@@ -1,18 +1,10 @@
 import { canonicalJson, sha256Hex } from '#shared/hash';
-import type { EvalCase, EvalSource, EvalSuite, Profile, VariantDefinition } from './definitions';
-import { validatorText } from './definitions';
+import type { EvalCase, EvalSource, EvalSuite, Profile, VariantDefinition } from '#shared/eval-definitions';
+import { validatorText } from '#shared/eval-definitions';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+import { renderPrompt } from '#shared/eval-definitions';
 
-/** The names of the `{{name}}` placeholders of a prompt, in order of first use. */
-export function placeholders(prompt: string): string[] {
-  return [...new Set([...prompt.matchAll(PLACEHOLDER)].map((match) => match[1]))];
-}
-
-/** The suite prompt with the case's variables filled in. */
-export function renderPrompt(prompt: string, variables: Record<string, string>): string {
-  return prompt.replace(PLACEHOLDER, (whole, name: string) => (name in variables ? variables[name] : whole));
-}
+export { placeholders, renderPrompt } from '#shared/eval-definitions';
 
 export function describeSource(source: EvalSource | null): string {
   if (!source || source.kind === 'empty') return 'empty';

@@ -1,14 +1,6 @@
-/**
- * The models of the model providers configured in ASSAY_CONFIG (what simulated users and LLM
- * judges call), as evals.models.list shows them next to the harness drivers' own. Built where
- * the configuration is read (execution-host.ts) and given to the list through this token.
- */
-export interface ProviderModelEntry {
-  id: string;
-  displayName: string;
-  /** The provider's name in the configuration. */
-  vendor: string;
-  summary: string;
-}
+import type { ProviderModelEntry } from '#trial-runner';
 
+export type { ProviderModelEntry };
+
+/** The configured providers' models (ProviderModelEntry), given to evals.models.list through this token. */
 export const PROVIDER_MODELS = Symbol('ProviderModels');

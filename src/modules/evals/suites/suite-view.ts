@@ -1,6 +1,6 @@
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { CASES, CaseDocument } from '../cases/case.projection';
-import type { EvalSource } from '../shared/definitions';
+import type { EvalSource } from '#shared/eval-definitions';
 import type { SuiteDocument } from './suite.projection';
 
 /** The suite summary of the spec. */

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { Decider } from '#shared/decider';
 import { canonicalJson } from '#shared/hash';
-import type { EvalSuite } from '../shared/definitions';
+import type { EvalSuite } from '#shared/eval-definitions';
 
 /** Stored in `suite-{org}.{suiteId}`: the suite's definition as it was last run, when it changed. */
 export type SuiteDefined = DomainEvent<'SuiteDefined', { organization: string; suite: EvalSuite; definedAt: string }>;

@@ -1,5 +1,5 @@
 import type { BatchStarted } from '../batches/batch.events';
-import type { EvalSource } from '../shared/definitions';
+import type { EvalSource } from '#shared/eval-definitions';
 import { typedDocumentProjection } from '../../typed-projection';
 import type { SuiteDefined } from './suite.events';
 

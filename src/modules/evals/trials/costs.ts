@@ -1,6 +1,6 @@
-import type { TrialUsage } from '../execution/trial-runner.port';
-import type { UserModelUse } from '../execution/conversation/conversation-user';
-import type { JudgeModelUse } from '../execution/validation/judge';
+import type { TrialUsage } from '#trial-runner';
+import type { UserModelUse } from '#trial-runner';
+import type { JudgeModelUse } from '#trial-runner';
 import { findModel } from '../models/model-catalogue';
 
 export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge';

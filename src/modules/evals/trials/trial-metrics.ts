@@ -4,7 +4,7 @@ import type { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
 import type { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { BATCHES, BatchDocument } from '../batches/batch.projection';
-import { observeExecution } from '../execution/execution-observers';
+import { observeExecution } from '#trial-runner';
 import { RUNS, RunDocument } from '../runs/run.projection';
 
 /**

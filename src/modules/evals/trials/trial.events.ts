@@ -1,13 +1,6 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type {
-  TrajectoryCommand,
-  TrajectoryConversation,
-  TrajectoryMessage,
-  TrajectoryPrepare,
-  TrialArtifact,
-  TrialUsage,
-} from '../execution/trial-runner.port';
-import type { ValidationRecord } from '../execution/validation/validation-record';
+import type { TrajectoryCommand, TrajectoryConversation, TrajectoryMessage, TrajectoryPrepare, TrialArtifact, TrialUsage } from '#trial-runner';
+import type { ValidationRecord } from '#trial-runner';
 import type { CostRecord } from './costs';
 
 /** Every trial event names its trial, run, batch and organization, so projections find their documents. */

@@ -5,7 +5,7 @@ import { CorrelationId, CurrentCaller, Operation } from '#infrastructure/http/op
 import type { Caller } from '#shared/caller';
 import { Clock, CLOCK } from '#shared/clock';
 import type { StartedBatch } from '../../batches/batch-starter';
-import { readIdempotency, readTrigger } from '../../shared/request-context';
+import { readIdempotency, readTrigger } from '../../batches/request-context';
 import { RunCaseCommand } from './run-case.command';
 import { RunCaseDto } from './run-case.dto';
 

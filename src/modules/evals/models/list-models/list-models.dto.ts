@@ -1,5 +1,5 @@
 import { IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { AGENT_HARNESSES, HARNESSES } from '../../shared/definitions';
+import { AGENT_HARNESSES, HARNESSES } from '#shared/eval-definitions';
 
 /** The harness a list is for when the body names none: the first agent harness. */
 export const DEFAULT_MODEL_HARNESS = AGENT_HARNESSES[0];

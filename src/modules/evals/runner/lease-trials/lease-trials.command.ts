@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '#shared/caller';
-import type { TrialSpec } from '../../execution/trial-runner.port';
+import type { TrialSpec } from '#trial-runner';
 
 export interface LeasedTrial {
   id: string;

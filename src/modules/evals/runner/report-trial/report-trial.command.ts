@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '#shared/caller';
-import type { TrialOutcome } from '../../execution/trial-runner.port';
+import type { TrialOutcome } from '#trial-runner';
 
 export interface Reported {
   id: string;

@@ -1,8 +1,8 @@
 import { BadRequest } from '#shared/errors';
-import type { TrajectoryEntry, TrialOutcome } from '../../execution/trial-runner.port';
-import type { JudgeModelUse } from '../../execution/validation/judge';
-import { MAX_PREPARE_RESULT_CHARS } from '../../execution/validation/run-prepare';
-import type { ValidationRecord } from '../../execution/validation/validation-record';
+import type { TrajectoryEntry, TrialOutcome } from '#trial-runner';
+import type { JudgeModelUse } from '#trial-runner';
+import { MAX_PREPARE_RESULT_CHARS } from '#trial-runner';
+import type { ValidationRecord } from '#trial-runner';
 import type { TrajectoryEntryDto, TrialResultDto } from './report-trial.dto';
 
 /** What the cut marker between an output's two halves may add beyond the cap (see captured-output). */

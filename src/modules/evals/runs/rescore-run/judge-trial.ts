@@ -1,5 +1,5 @@
-import { JudgeError, JudgeService, Redactor, ValidationRecord, ValidationRecorder } from '../../execution';
-import type { JudgeValidator } from '../../shared/definitions';
+import { JudgeError, JudgeService, Redactor, ValidationRecord, ValidationRecorder } from '#trial-runner';
+import type { JudgeValidator } from '#shared/eval-definitions';
 import type { TrialView } from '../trial-view';
 import { storedConversation } from './stored-conversation';
 

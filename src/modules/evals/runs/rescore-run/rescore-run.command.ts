@@ -1,5 +1,5 @@
 import type { CommandContext } from '#shared/caller';
-import type { JudgeValidator } from '../../shared/definitions';
+import type { JudgeValidator } from '#shared/eval-definitions';
 
 export class RescoreRunCommand {
   constructor(

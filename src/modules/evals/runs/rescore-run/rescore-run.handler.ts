@@ -5,10 +5,10 @@ import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.por
 import { requestMetadata } from '#shared/caller';
 import { BadGateway, BadRequest, Conflict, NotFound } from '#shared/errors';
 import { newEventId, newId } from '#shared/ids';
-import { addJudgeUse, configuredJudge, JudgeModelUse, JudgeSettings, Redactor, ValidationRecord } from '../../execution';
+import { addJudgeUse, configuredJudge, JudgeModelUse, JudgeSettings, Redactor, ValidationRecord } from '#trial-runner';
 import { MODEL_PROVIDER_INTEGRATIONS } from '../../orchestration/saga-decisions';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from '../../orchestration/trial-environment';
-import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '../../shared/definitions';
+import { DEFAULT_JUDGE_CHOICES, DEFAULT_JUDGE_THRESHOLD } from '#shared/eval-definitions';
 import { JUDGE_SETTINGS } from '../../shared/judge-settings';
 import { computeDistribution, Distribution } from '../../trials/distribution';
 import { RescoreFailure, judgeTrial } from './judge-trial';

@@ -1,4 +1,4 @@
-import type { ModuleContextData } from '../../execution/validation/module-protocol';
+import type { ModuleContextData } from '#trial-runner';
 import type { TrialView } from '../trial-view';
 
 /**

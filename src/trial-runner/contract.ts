@@ -1,0 +1,270 @@
+import type { CacheSpec, EvalCase, EvalSource, EvalUser, Profile } from '#shared/eval-definitions';
+
+/** Everything one trial needs to run, decided by the saga from the stored batch. */
+export interface TrialSpec {
+  trialId: string;
+  organization: string;
+  /** The suite prompt with the case's variables filled in. */
+  prompt: string;
+  /** The case's source, else the suite's, else empty. */
+  source: EvalSource;
+  cache: CacheSpec | null;
+  profile: Profile | null;
+  harness: string;
+  model: string;
+  /** The variant's sandbox kind, or null for the server's default driver. */
+  sandbox: string | null;
+  timeoutMs: number;
+  verify: string | null;
+  /** Organization variables and connector values, given to the harness and verify processes. */
+  env: Record<string, string>;
+  /** Values to replace with `[redacted]` in everything captured from the trial. */
+  secrets: string[];
+  /** The case's user: null for a single-turn trial. */
+  user: EvalUser | null;
+  /** Most user turns, the opening prompt included (the case's, default 8). */
+  maxTurns: number;
+  /** The case's variables, as the prompt was rendered with them. */
+  variables: Record<string, string>;
+  validator: EvalCase['validator'];
+  prepare: EvalCase['prepare'];
+  /** API keys of model providers, by provider name, resolved by the host (server variables or connectors). */
+  providerKeys: Record<string, string>;
+}
+
+export interface TrajectoryCommand {
+  _tag: 'command';
+  command: string;
+  exitCode: number;
+  startedAtMillis: number;
+  finishedAtMillis: number;
+  output: string;
+  outputTruncated: boolean;
+}
+
+/** A turn of the conversation: the user's message (turn 1 is the opening prompt) or the agent's answer. */
+export interface TrajectoryMessage {
+  _tag: 'message';
+  role: 'user' | 'agent';
+  turn: number;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+export type ConversationEndReason = 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed';
+
+/** The last entry of a conversation's trajectory: how many agent turns ran and why it ended. */
+export interface TrajectoryConversation {
+  _tag: 'conversation';
+  turns: number;
+  endReason: ConversationEndReason;
+}
+
+/** The case's prepare, run before the first agent turn: its time and what it returned. */
+export interface TrajectoryPrepare {
+  _tag: 'prepare';
+  name: string;
+  durationMs: number;
+  /** The returned JSON object (string members became `{{prepare.key}}` prompt variables); null when it returned nothing. */
+  result: Record<string, unknown> | null;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare;
+
+export interface TrialUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  costUsd: number | null;
+}
+
+export interface TrialArtifact {
+  path: string;
+  byteSize: number;
+  sha256: string;
+}
+
+/** What running a trial produced. `status` is the verdict; the saga turns it into events. */
+export interface TrialOutcome {
+  status: 'passed' | 'failed' | 'void';
+  /** The harness's exit code (null when it never ran or was killed). */
+  exitCode: number | null;
+  /** One line, at most 240 characters, no stack trace; null when verify scored the trial. */
+  failure: string | null;
+  voidFields: string[];
+  /** True when the trial could not run because of the service or its infrastructure. */
+  serviceFault: boolean;
+  /** The agent was still running at timeoutMs: the trial failed (it is not void). */
+  timed: boolean;
+  trajectory: TrajectoryEntry[];
+  verifySteps: Array<{ command: string; exitCode: number }>;
+  /** The validator's records, one per result (absent where no validator ran). */
+  validations?: ValidationRecord[];
+  /** The judge calls' model use, for the `judge` cost component; absent or null: no judge was called. */
+  judgeModel?: JudgeModelUse | null;
+  filesChanged: string[];
+  artifacts: TrialArtifact[];
+  modelMs: number;
+  sandboxMs: number;
+  sandboxId: string | null;
+  usage: TrialUsage | null;
+  harnessVersion: string | null;
+  /** The sandbox driver the trial ran under; null or absent when no sandbox was made. */
+  sandboxDriver?: 'bubblewrap' | 'process' | null;
+  /** The harness driver detected an authentication failure (its connectors become invalid). */
+  authFailed?: boolean;
+  /** Agent turns and why the conversation ended; null or absent when the trial ended before it could. */
+  conversation?: { turns: number; endReason: ConversationEndReason } | null;
+  /** The simulated user's model use (priced when the configuration has a price); null or absent without one. */
+  userModel?: UserModelUse | null;
+}
+
+export interface TrialRunner {
+  /**
+   * Runs one trial to its verdict. It never throws for a trial's own failure. `onOutcome`, when
+   * given, receives the outcome as soon as the trial's processes have ended, before the teardown
+   * (the trial directory's removal, the trial user given back): the caller can record it and
+   * start the next trial meanwhile. The returned promise settles after the teardown.
+   */
+  run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome>;
+}
+
+/** The outcome of a trial voided before anything ran in a sandbox: nothing measured, nothing changed. */
+export function voidOutcome(fields: { failure: string; voidFields: string[]; serviceFault: boolean; harnessVersion?: string | null }): TrialOutcome {
+  return {
+    status: 'void',
+    exitCode: null,
+    failure: fields.failure,
+    voidFields: fields.voidFields,
+    serviceFault: fields.serviceFault,
+    timed: false,
+    trajectory: [],
+    verifySteps: [],
+    filesChanged: [],
+    artifacts: [],
+    modelMs: 0,
+    sandboxMs: 0,
+    sandboxId: null,
+    usage: null,
+    harnessVersion: fields.harnessVersion ?? null,
+  };
+}
+
+/** The simulated user's model use, a cost of its own (never the agent's usage). */
+export interface UserModelUse {
+  provider: string;
+  model: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  /** Priced from the configuration's price table; null when the model has no price there. */
+  usd: number | null;
+}
+
+/** What the trial's judge calls used and cost, for the trial's `judge` cost component. */
+export interface JudgeModelUse {
+  provider: string;
+  models: string[];
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  /** Priced from the configuration's price table; null when one of the models has no price there. */
+  usd: number | null;
+}
+
+/** The spec's Validation record, as a trial reports it (validation/validation-record.ts keeps its bounds). */
+export interface Capture {
+  text: string;
+  format: 'text' | 'json';
+  state: 'captured' | 'omitted' | 'empty';
+  truncated: boolean;
+}
+
+export interface ValidationCall {
+  index: number;
+  method: 'answer';
+  startedAt: number;
+  durationMs: number;
+  input: Capture;
+  output: Capture;
+  error: Capture;
+}
+
+export interface ValidationLog {
+  index: number;
+  at: number;
+  level: 'stdout' | 'stderr' | 'log';
+  value: Capture;
+}
+
+/** The usage of a judge call: a trial's usage fields plus the one-hour cache writes. */
+export interface JudgmentUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+  totalTokens: number;
+  costUsd: number | null;
+}
+
+export interface Judgment {
+  name: string;
+  model: string;
+  /** The provider that answered. */
+  evaluator: string;
+  score: number | null;
+  choice: string | null;
+  reason: string | null;
+  threshold: number;
+  durationMs: number;
+  error: string | null;
+  usage: JudgmentUsage | null;
+}
+
+export type ValidationStatus = 'queued' | 'running' | 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface ValidationRecord {
+  id: string;
+  index: number;
+  name: string;
+  kind: 'code' | 'judge';
+  status: ValidationStatus;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  durationMs: number;
+  message: string | null;
+  /** The validator process's exit code; null when it was killed or never started. */
+  exitCode: number | null;
+  /** True when any capture, call or log of the record was cut or dropped. */
+  truncated: boolean;
+  input: Capture;
+  output: Capture;
+  error: Capture;
+  calls: ValidationCall[];
+  logs: ValidationLog[];
+  judgment: Judgment | null;
+  metadata: Capture;
+}
+
+/**
+ * The models of the model providers configured in ASSAY_CONFIG (what simulated users and LLM
+ * judges call), as evals.models.list shows them next to the harness drivers' own. Built where
+ * the configuration is read (execution-host.ts) and given to the list through this token.
+ */
+export interface ProviderModelEntry {
+  id: string;
+  displayName: string;
+  /** The provider's name in the configuration. */
+  vendor: string;
+  summary: string;
+}

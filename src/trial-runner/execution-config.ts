@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '#shared/eval-definitions';
+import type { AgentHarness } from '#shared/eval-definitions';
+import { parseUsageRule, UsageRule } from './harness/usage';
+import type { RepositoryPolicy } from './repository-urls';
+import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
+import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
+import { checkUnsandboxedConsent, repositoryPolicy } from './operator-safety';
+import { EMPTY_USERS_CONFIG, providerSettings } from './providers/provider-config';
+import type { ProviderSettings } from './providers/provider-config';
+
+export { ExecutionConfigError } from './config-shape';
+
+/**
+ * The operator's execution configuration (ASSAY_CONFIG, YAML or JSON):
+ *
+ * ```yaml
+ * defaultSandbox: bubblewrap       # optional: bubblewrap | process; else probed on this host
+ * network: false                   # whether sandboxes without their own setting reach the network
+ * hiddenPaths: [/etc/assay]        # more host paths the bubblewrap sandbox must not see
+ * harnesses:
+ *   harness_kind_1:
+ *     version: "1.2.0"             # recorded as the trial's harnessVersion
+ *     install: "npm i -g agent"    # optional, run in the sandbox before the profile's install
+ *     run: "agent --model {{model}} -p {{prompt}}"   # placeholders are shell-quoted
+ *     continue: "agent --resume -p {{prompt}}"       # optional: turns 2+ of a conversation
+ *     env: { AGENT_TELEMETRY: "0" }
+ *     usage:                       # optional: how to read token counts from the harness output
+ *       format: json-lines         # or regex (each field a pattern with one capture group)
+ *       aggregate: last            # or sum
+ *       inputTokens: usage.input_tokens
+ *       outputTokens: usage.output_tokens
+ *       cacheReadTokens: usage.cache_read_input_tokens
+ *       cacheWriteTokens: usage.cache_creation_input_tokens
+ *       finalMessage: result        # optional: the agent's final answer (a path, or a pattern with a group)
+ * sandboxes:
+ *   sandbox_kind_1: { driver: bubblewrap, network: true }
+ * limits:                          # per trial; see trial-limits.ts for how each is held
+ *   processes: 1024
+ *   memoryMb: 8192                 # per process
+ *   tmpMb: 1024                    # the private /tmp (RAM)
+ *   workspaceMb: 8192              # workspace, home and TMPDIR together
+ * allowUnsandboxed: false          # must be true for any trial to run under the process driver
+ * repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false }   # source urls
+ * providers: { openai: { protocol: openai, apiKeyEnv: OPENAI_API_KEY } }   # see providers/provider-config.ts
+ * users: { default: openai, defaultModel: gpt-5.4-mini }   # simulated users' providers
+ * judges: { provider: openai, model: gpt-5.4-mini }        # LLM judges' provider
+ * prices: { gpt-5.4-mini: { inputPerMTok: 0.25, outputPerMTok: 2 } }
+ * ```
+ */
+export type SandboxDriverName = 'bubblewrap' | 'process';
+export const SANDBOX_DRIVERS: readonly SandboxDriverName[] = ['bubblewrap', 'process'];
+
+export interface HarnessDefinition {
+  version: string;
+  install: string | null;
+  run: string;
+  /** Run for turns 2+ of a conversation (e.g. with a resume flag); null: `run` again with the new message. */
+  continue: string | null;
+  env: Record<string, string>;
+  usage: UsageRule | null;
+  /** Matched against the harness output of a failed run: a match means its credentials were refused. */
+  authFailure: string | null;
+}
+
+export interface SandboxDefinition {
+  driver: SandboxDriverName;
+  /** Null: the configuration's top-level `network`. */
+  network: boolean | null;
+}
+
+export interface ExecutionConfig {
+  harnesses: Partial<Record<AgentHarness, HarnessDefinition>>;
+  sandboxes: Partial<Record<string, SandboxDefinition>>;
+  defaultSandbox: SandboxDriverName | null;
+  network: boolean;
+  hiddenPaths: string[];
+  limits: TrialLimits;
+  allowUnsandboxed: boolean;
+  repositories: RepositoryPolicy;
+  /** The model providers simulated users and judges call, by name. */
+  providers: ProviderSettings['providers'];
+  users: ProviderSettings['users'];
+  judges: ProviderSettings['judges'];
+  /** US dollars per million tokens, by model: what the providers' usage costs. */
+  prices: ProviderSettings['prices'];
+}
+
+export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
+  harnesses: {},
+  sandboxes: {},
+  defaultSandbox: null,
+  network: false,
+  hiddenPaths: [],
+  limits: DEFAULT_TRIAL_LIMITS,
+  allowUnsandboxed: false,
+  repositories: { allowSsh: false, allowLocal: false, allowPrivateHosts: false },
+  providers: {},
+  users: EMPTY_USERS_CONFIG,
+  judges: null,
+  prices: {},
+};
+
+/** Reads and validates the configuration once at start; null means no file (built-ins only). */
+export function loadExecutionConfig(file: string | null): ExecutionConfig {
+  if (file === null) return EMPTY_EXECUTION_CONFIG;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ExecutionConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let value: unknown;
+  try {
+    value = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    const first = String((error as { message: unknown }).message)
+      .split('\n')[0]
+      .replace(/:$/, '');
+    throw new ExecutionConfigError(file, '', `is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${first}`);
+  }
+  return parseExecutionConfig(value ?? {}, file);
+}
+
+const TOP_KEYS = [
+  'harnesses',
+  'sandboxes',
+  'defaultSandbox',
+  'network',
+  'hiddenPaths',
+  'limits',
+  'allowUnsandboxed',
+  'repositories',
+  'providers',
+  'users',
+  'judges',
+  'prices',
+];
+
+/** Validates an already parsed configuration; `source` names it in errors. */
+export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
+  const shape = new ConfigShape(source);
+  const top = shape.object(value, '', TOP_KEYS);
+  const config: ExecutionConfig = {
+    harnesses: harnesses(shape, top.harnesses),
+    sandboxes: sandboxes(shape, top.sandboxes),
+    defaultSandbox: top.defaultSandbox == null ? null : driverName(shape, top.defaultSandbox, 'defaultSandbox'),
+    network: optionalBoolean(shape, top.network, 'network') ?? false,
+    hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
+    limits: trialLimits(shape, top.limits),
+    allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
+    repositories: repositoryPolicy(shape, top.repositories),
+    ...providerSettings(shape, top),
+  };
+  checkUnsandboxedConsent(shape, config);
+  return config;
+}
+
+function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harnesses'] {
+  const result: ExecutionConfig['harnesses'] = {};
+  if (value == null) return result;
+  const entries = shape.object(value, 'harnesses', AGENT_HARNESSES, 'a harness kind (harness_kind_1 .. harness_kind_8)');
+  for (const [kind, definition] of Object.entries(entries)) {
+    result[kind as AgentHarness] = harness(shape, definition, `harnesses.${kind}`);
+  }
+  return result;
+}
+
+function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure']);
+  const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
+  return {
+    version: nonEmptyString(shape, version, `${at}.version`),
+    install: fields.install == null ? null : template(shape, fields.install, `${at}.install`),
+    run: template(shape, fields.run, `${at}.run`),
+    continue: fields.continue == null ? null : template(shape, fields.continue, `${at}.continue`),
+    env: stringMap(shape, fields.env, `${at}.env`),
+    usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
+    authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),
+  };
+}
+
+/** A regular expression, checked when the configuration is read rather than at the first trial. */
+function pattern(shape: ConfigShape, value: unknown, at: string): string {
+  const text = nonEmptyString(shape, value, at);
+  try {
+    new RegExp(text);
+  } catch {
+    shape.fail(at, 'is not a valid regular expression');
+  }
+  return text;
+}
+
+/** A shell command template: only {{prompt}} and {{model}}, which are shell-quoted when rendered. */
+function template(shape: ConfigShape, value: unknown, at: string): string {
+  const text = nonEmptyString(shape, value, at);
+  for (const match of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
+    if (match[1] !== 'prompt' && match[1] !== 'model') {
+      shape.fail(at, `unknown placeholder {{${match[1]}}}; use {{prompt}} or {{model}}`);
+    }
+  }
+  return text;
+}
+
+function sandboxes(shape: ConfigShape, value: unknown): ExecutionConfig['sandboxes'] {
+  const result: ExecutionConfig['sandboxes'] = {};
+  if (value == null) return result;
+  const entries = shape.object(value, 'sandboxes', REMOTE_SANDBOXES, 'a sandbox kind (sandbox_kind_1 .. sandbox_kind_6)');
+  for (const [kind, definition] of Object.entries(entries)) {
+    const fields = shape.object(definition, `sandboxes.${kind}`, ['driver', 'network']);
+    result[kind] = {
+      driver: driverName(shape, fields.driver, `sandboxes.${kind}.driver`),
+      network: optionalBoolean(shape, fields.network, `sandboxes.${kind}.network`),
+    };
+  }
+  return result;
+}
+
+function driverName(shape: ConfigShape, value: unknown, at: string): SandboxDriverName {
+  if (!SANDBOX_DRIVERS.includes(value as SandboxDriverName)) {
+    shape.fail(at, `must be one of ${SANDBOX_DRIVERS.join(', ')} (got ${JSON.stringify(value)})`);
+  }
+  return value as SandboxDriverName;
+}
+
+function hiddenPaths(shape: ConfigShape, value: unknown): string[] {
+  if (value == null) return [];
+  if (!Array.isArray(value)) shape.fail('hiddenPaths', 'must be a list of absolute paths');
+  return value.map((entry, index) => {
+    if (!isShape.string(entry) || !path.isAbsolute(entry)) shape.fail(`hiddenPaths[${index}]`, 'must be an absolute path');
+    return path.resolve(entry);
+  });
+}

@@ -1,0 +1,195 @@
+/**
+ * The TrialRunner that runs one trial for real: a sandbox driver (bubblewrap or a plain process)
+ * and a harness driver (`command`, or a `harness_kind_N` from the operator's configuration).
+ *
+ * Steps: create the trial's sandbox directory; materialize the source (empty, files, or a git
+ * clone at a ref); restore the cache; write the profile's files; run the harness driver's and the
+ * profile's install; save the cache; run the harness with the rendered prompt; verify.
+ *
+ * The trajectory holds only commands actually run in the sandbox: `git clone` and `git checkout`,
+ * the installs, the harness and verify. The in-process steps (directory, files, cache, snapshots)
+ * are not commands, and the saga derives the trial's `commands` and `failedCommands` from the
+ * trajectory, so listing them would count work that no process did.
+ *
+ * Configuration gaps ("harness_kind_N has no driver configured on this server", and the same for
+ * an unmapped sandbox kind) void the trial with serviceFault false: the trial was examined and
+ * voided for a reason the operator can fix, and a run is `failed` only when every trial broke
+ * inside the service itself (a failed spawn, a sandbox that could not start, a full disk).
+ */
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { HostLookup, systemLookup } from './clone-guard';
+import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
+import { HarnessPlan, resolveHarness } from './harness/harness-driver';
+import { failureLine, Redactor } from './output/captured-output';
+import { unsandboxedRefusal } from './operator-safety';
+import { detectDefaultSandbox } from './sandbox/default-sandbox';
+import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
+import { TrialUsers } from './sandbox/trial-user';
+import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './contract';
+import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
+import { setUpWorkspace, urlCredentials } from './trial-setup';
+import { agentEnv } from './trial-turns';
+import { holdConversation } from './conversation/conversation';
+import { conversationUser } from './conversation/users';
+import type { ConversationUser } from './conversation/conversation-user';
+import { runPrepare } from './validation/run-prepare';
+import { decideTrial } from './validation/verdict';
+import { renderPrompt } from '#shared/eval-definitions';
+import { internalFault, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
+import { createTrialDirectory, removeTrialDirectory, spreadTrialDirectories, TrialDirectory } from './workspace/trial-directory';
+import { Clock, systemClock } from '#shared/clock';
+
+export interface TrialRunnerOptions {
+  dataDir: string;
+  config?: ExecutionConfig;
+  /** Per captured output (ASSAY_OUTPUT_CAP); default 65536. */
+  outputCapBytes?: number;
+  /** ASSAY_VERIFY_TIMEOUT_MS; default 300000. */
+  verifyTimeoutMs?: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS; default 120000. */
+  validatorTimeoutMs?: number;
+  installTimeoutMs?: number;
+  cloneTimeoutMs?: number;
+  /** Where trial directories are made; default `<os tmpdir>/assay-trials`. Must be outside dataDir. */
+  trialsRoot?: string;
+  /** More host paths hidden from bubblewrap sandboxes (key files), besides the config's. */
+  hiddenPaths?: string[];
+  /** How a repository's host is resolved before a clone; default the system resolver. */
+  lookupHost?: HostLookup;
+  logger?: TrialLogger;
+  /** Encrypts artifacts at rest (the server's seals under the organization's data key); without one they are kept unencrypted. */
+  artifactSealer?: ArtifactSealer;
+  /** Where the trial's times come from; default the system clock. */
+  clock?: Clock;
+}
+
+export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
+export const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
+export const DEFAULT_VALIDATOR_TIMEOUT_MS = 120_000;
+export const DEFAULT_INSTALL_TIMEOUT_MS = 900_000;
+export const DEFAULT_CLONE_TIMEOUT_MS = 120_000;
+
+export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
+  const dataDir = path.resolve(options.dataDir);
+  const trialsRoot = path.resolve(options.trialsRoot ?? path.join(tmpdir(), 'assay-trials'));
+  if (isInside(trialsRoot, dataDir)) throw new Error(`the trials directory ${trialsRoot} must be outside the data directory ${dataDir}`);
+  const config = options.config ?? EMPTY_EXECUTION_CONFIG;
+  const settings: RunnerSettings = {
+    dataDir,
+    trialsRoot,
+    config,
+    outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
+    verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+    validatorTimeoutMs: options.validatorTimeoutMs ?? DEFAULT_VALIDATOR_TIMEOUT_MS,
+    installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
+    cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
+    lookupHost: options.lookupHost ?? systemLookup,
+    logger: options.logger ?? null,
+    clock: options.clock ?? systemClock,
+    artifactSealer: options.artifactSealer ?? null,
+  };
+  const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
+  return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
+}
+
+export class SandboxTrialRunner implements TrialRunner {
+  private readonly users = new TrialUsers();
+
+  constructor(
+    private readonly settings: RunnerSettings,
+    private readonly drivers: Record<SandboxDriverName, SandboxDriver>,
+  ) {
+    // A root not there yet is made, and marked, by the first trial.
+    if (existsSync(settings.trialsRoot)) spreadTrialDirectories(settings.trialsRoot);
+  }
+
+  async run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome> {
+    const conversation = conversationUser(spec, this.settings.config);
+    const keys = [...Object.values(spec.providerKeys), ...('apiKey' in conversation && conversation.apiKey !== null ? [conversation.apiKey] : [])];
+    const redactor = new Redactor([...spec.secrets, ...keys, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
+    const plan = resolveHarness(spec, this.settings.config);
+    if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
+    if ('failure' in conversation) return unstarted(new TrialVoid(conversation.failure, ['user']), redactor, plan.version);
+    const sandbox = await this.sandboxFor(spec.sandbox);
+    if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
+    const startedAt = this.settings.clock.now().getTime();
+    const id = `sbx_${randomBytes(8).toString('hex')}`;
+    // The process driver isolates nothing: its trials run as the server, as they always did.
+    const user = sandbox.driver.name === 'bubblewrap' ? this.users.take() : null;
+    let directory: TrialDirectory;
+    try {
+      directory = await createTrialDirectory(this.settings.trialsRoot, id, user);
+    } catch (error) {
+      this.users.give(user);
+      const fault = new TrialVoid(`cannot create the trial workspace: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, ['sandbox'], {
+        serviceFault: true,
+      });
+      return unstarted(fault, redactor, plan.version);
+    }
+    const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
+    session.openSandbox();
+    const verdict = await this.execute(session, plan, conversation.user);
+    const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
+    const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
+    // Every process of the trial has ended: the caller records the outcome while the directory goes.
+    onOutcome?.(outcome);
+    // Its sandbox session, if any, ran nothing of the trial since its last command ended; it goes before the directory.
+    await session.closeSandbox();
+    await removeTrialDirectory(directory).catch((error: unknown) =>
+      this.settings.logger?.warn('trial directory not removed', { trialId: spec.trialId, reason: (error as Error).message }),
+    );
+    // Given back only once the directory is gone: no file of this trial is left to the next owner.
+    this.users.give(user);
+    return outcome;
+  }
+
+  private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
+    try {
+      let env = agentEnv(session, plan);
+      await setUpWorkspace(session, plan, env);
+      const prepared = await runPrepare(session);
+      if (session.spec.prepare !== null) {
+        // The opening prompt's {{prepare.key}} placeholders, filled: the harness and its environment follow.
+        session.preparedVariables = prepared;
+        session.spec = { ...session.spec, prompt: renderPrompt(session.spec.prompt, prepared) };
+        const rendered = resolveHarness(session.spec, this.settings.config);
+        if ('failure' in rendered) throw new TrialVoid(rendered.failure, ['harness']);
+        plan = rendered;
+        env = agentEnv(session, plan);
+      }
+      const decided = await holdConversation(session, plan, env, user);
+      return decided ?? (await decideTrial(session, env));
+    } catch (error) {
+      if (error instanceof TrialVoid || error instanceof TrialFailed) return error.verdict;
+      this.settings.logger?.warn('trial failed inside the service', {
+        trialId: session.spec.trialId,
+        error: String((error as Error | null | undefined)?.stack ?? error),
+      });
+      return internalFault(error).verdict;
+    }
+  }
+
+  private async sandboxFor(kind: string | null): Promise<{ driver: SandboxDriver; network: boolean } | { failure: string }> {
+    const { config } = this.settings;
+    if (kind === null) {
+      const chosen = await detectDefaultSandbox(config.defaultSandbox);
+      // The start refuses such batches; this catches those started before (or by another server).
+      if (chosen.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(null) };
+      return { driver: this.drivers[chosen.driver], network: config.network };
+    }
+    const definition = Object.hasOwn(config.sandboxes, kind) ? config.sandboxes[kind] : undefined;
+    if (definition === undefined) return { failure: `${kind} has no driver configured on this server` };
+    if (definition.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(kind) };
+    return { driver: this.drivers[definition.driver], network: definition.network ?? config.network };
+  }
+}
+
+/** The outcome of a trial voided before any sandbox existed. */
+function unstarted(reason: TrialVoid, redactor: Redactor, harnessVersion: string | null): TrialOutcome {
+  const { voidFields, serviceFault } = reason.verdict;
+  return voidOutcome({ failure: failureLine(reason.failure, redactor), voidFields, serviceFault, harnessVersion });
+}

@@ -1,0 +1,252 @@
+import type { HostLookup } from './clone-guard';
+import type { ExecutionConfig } from './execution-config';
+import { OutputCollector, Redactor } from './output/captured-output';
+import { LimitHit, limitHit } from './limit-hits';
+import type { SandboxDriver, SandboxLaunchOptions } from './sandbox/sandbox-driver';
+import { CommandResult, runCommand } from './sandbox/sandboxed-command';
+import { SandboxSession } from './sandbox/sandbox-session';
+import { fitsSession } from './sandbox/session-protocol';
+import type { TrialUser } from './sandbox/trial-user';
+import type { JudgeModelUse } from './validation/judge';
+import type { ValidationRecord } from './validation/validation-record';
+import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './contract';
+import type { UserModelUse } from './conversation/conversation-user';
+import { interrupted, TrialVoid, Verdict } from './trial-verdict';
+import type { ArtifactSealer } from './workspace/artifacts';
+import { TRIAL_ACCOUNT, TrialDirectory, trialDiskUsage } from './workspace/trial-directory';
+import type { Clock } from '#shared/clock';
+
+export interface TrialLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** The runner's fixed settings, shared by every trial. */
+export interface RunnerSettings {
+  dataDir: string;
+  trialsRoot: string;
+  config: ExecutionConfig;
+  outputCapBytes: number;
+  verifyTimeoutMs: number;
+  /** ASSAY_VALIDATOR_TIMEOUT_MS: how long a validator or a prepare may run. */
+  validatorTimeoutMs: number;
+  installTimeoutMs: number;
+  cloneTimeoutMs: number;
+  /** Resolves a repository's host before the clone (the system resolver; tests give their own). */
+  lookupHost: HostLookup;
+  logger: TrialLogger | null;
+  /** Where the trial's times come from. */
+  clock: Clock;
+  /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
+  artifactSealer?: ArtifactSealer | null;
+}
+
+export interface StepOptions {
+  env: Record<string, string>;
+  timeoutMs: number;
+  stdin?: string;
+  /** The command as the trajectory shows it, when the one run holds something to hide. */
+  display?: string;
+  /** Bytes of the output's end kept beyond the cap (for reading usage). */
+  tailBytes?: number;
+  /** The clone reads from the host and the network; every other step gets the trial's own. */
+  cloneAccess?: boolean;
+}
+
+export interface StepResult extends CommandResult {
+  output: string;
+  /** The output kept in memory, unredacted and uncapped: for reading usage, never for display. */
+  keptText: string;
+  /** The trial limit the step hit (see limit-hits.ts); null when none. */
+  limit: LimitHit | null;
+}
+
+/**
+ * One trial in progress: its sandbox and directory, and everything recorded so far. Every
+ * command run in the sandbox goes through `step`, which records it in the trajectory.
+ */
+export class TrialSession {
+  readonly trajectory: TrajectoryEntry[] = [];
+  /** The conversation so far, as validators and the simulated user see it. */
+  readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
+  /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
+  finalMessage: string | null = null;
+  /** How the conversation ended; null until it did (or when the trial ended before it could). */
+  ending: { turns: number; endReason: ConversationEndReason } | null = null;
+  /** The simulated user's model use; null without one. */
+  userModel: UserModelUse | null = null;
+  readonly verifySteps: Array<{ command: string; exitCode: number }> = [];
+  readonly validations: ValidationRecord[] = [];
+  /** What the case's prepare returned as `prepare.` prompt variables; empty before it ran. */
+  preparedVariables: Record<string, string> = {};
+  /** The judge calls' model use; null when no judge was called. */
+  judgeUse: JudgeModelUse | null = null;
+  filesChanged: string[] = [];
+  artifacts: TrialArtifact[] = [];
+  exitCode: number | null = null;
+  usage: TrialUsage | null = null;
+  /** The harness driver detected that its credentials were refused. */
+  authFailed = false;
+  /** A limit the agent's turn seems to have hit (read from its output): the failure if verify fails. */
+  agentLimit: string | null = null;
+  modelMs = 0;
+  verifyMs = 0;
+  /** The sandbox the trial's commands run in, when its driver keeps one for the whole trial (being started, or started). */
+  private sandboxSession: Promise<SandboxSession | null> | null = null;
+
+  constructor(
+    /** Replaced once, when the prepare's variables fill the opening prompt. */
+    public spec: TrialSpec,
+    readonly settings: RunnerSettings,
+    readonly sandbox: { driver: SandboxDriver; network: boolean; id: string; user: TrialUser | null },
+    readonly directory: TrialDirectory,
+    readonly redactor: Redactor,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async step(command: string, options: StepOptions): Promise<StepResult> {
+    if (this.signal?.aborted) throw interrupted();
+    const collector = new OutputCollector(this.settings.outputCapBytes, options.tailBytes ?? 0, this.redactor.longestSecretBytes);
+    const result = await this.runInSandbox(command, options, collector);
+    if (result.aborted) throw interrupted();
+    if (result.startErrorCode === 'E2BIG') {
+      // The case's own text (a huge prompt in a template) is too large to exec: not our fault.
+      throw new TrialVoid(`cannot start "${firstWords(options.display ?? command)}": the command or its environment is too large (E2BIG)`, ['harness']);
+    }
+    if (result.startFailure !== null) throw new TrialVoid(result.startFailure, ['sandbox'], { serviceFault: true });
+    const { output, truncated } = collector.finish(this.redactor);
+    this.trajectory.push({
+      _tag: 'command',
+      command: this.redactor.redact(options.display ?? command),
+      exitCode: result.status,
+      startedAtMillis: result.startedAtMillis,
+      finishedAtMillis: result.finishedAtMillis,
+      output,
+      outputTruncated: truncated,
+    });
+    const directoryBytes = await trialDiskUsage(this.directory);
+    const limit = limitHit({ status: result.status, output }, this.settings.config.limits, directoryBytes, this.sandbox.driver.name === 'bubblewrap');
+    return { ...result, output, keptText: options.tailBytes ? collector.keptText() : '', limit };
+  }
+
+  /** Ends the trial's sandbox session, if it has one: after its last command, before its directory goes. */
+  async closeSandbox(): Promise<void> {
+    const session = this.sandboxSession;
+    this.sandboxSession = null;
+    await (await session?.catch(() => null))?.close();
+  }
+
+  /**
+   * Starts the trial's sandbox session, when its driver keeps one, without waiting for it: its
+   * set-up (namespaces, mounts) then overlaps the service's own work before the first command.
+   */
+  openSandbox(): void {
+    this.sandboxSession ??= this.startSession().catch(() => null);
+  }
+
+  /**
+   * In the trial's sandbox session when its driver keeps one (the clone, which sees more of the
+   * host, and a command or environment a step file cannot carry unchanged get a sandbox of their
+   * own), else in a sandbox of its own as before sessions.
+   */
+  private async runInSandbox(command: string, options: StepOptions, collector: OutputCollector): Promise<CommandResult> {
+    const launchOptions: SandboxLaunchOptions = {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: options.cloneAccess === true || this.sandbox.network,
+      privateTmp: options.cloneAccess !== true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
+    };
+    const stdin = options.stdin ?? null;
+    const session = fitsSession(command, options.env) && launchOptions.privateTmp ? await this.session() : null;
+    if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });
+    const launch = this.sandbox.driver.launch(command, launchOptions);
+    return runCommand({ launch, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector, clock: this.settings.clock });
+  }
+
+  /** The running session, or a new one when the last was killed (a timeout) or there was none. */
+  private async session(): Promise<SandboxSession | null> {
+    const current = await this.sandboxSession;
+    if (current?.usable === true) return current;
+    await this.closeSandbox();
+    this.sandboxSession = this.startSession();
+    return this.sandboxSession;
+  }
+
+  private async startSession(): Promise<SandboxSession | null> {
+    const options: SandboxLaunchOptions = {
+      trialDir: this.directory.root,
+      workspace: this.directory.workspace,
+      network: this.sandbox.network,
+      privateTmp: true,
+      user: this.sandbox.user,
+      limits: this.settings.config.limits,
+    };
+    const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
+    return launch === null ? null : SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });
+  }
+
+  /** A turn's message, in the trajectory between the commands and in the conversation. */
+  recordMessage(role: 'user' | 'agent', turn: number, text: string): void {
+    this.trajectory.push({ _tag: 'message', role, turn, text, at: this.settings.clock.now().getTime() });
+    this.conversation.push({ role, text });
+    if (role === 'agent') this.finalMessage = text;
+  }
+
+  /** Takes back the last message recorded (one whose turn never started). */
+  retractMessage(): void {
+    this.trajectory.pop();
+    this.conversation.pop();
+  }
+
+  endConversation(turns: number, endReason: ConversationEndReason): void {
+    this.ending = { turns, endReason };
+    this.trajectory.push({ _tag: 'conversation', turns, endReason });
+  }
+
+  /** The environment of every step: a fresh base, never the service's own (it holds keys). */
+  baseEnv(): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: this.directory.home,
+      TMPDIR: this.directory.tmp,
+      LANG: process.env.LANG ?? 'C.UTF-8',
+      ...(this.sandbox.user === null ? {} : { USER: TRIAL_ACCOUNT, LOGNAME: TRIAL_ACCOUNT }),
+    };
+  }
+
+  outcome(verdict: Verdict, harnessVersion: string | null, totalMs: number): TrialOutcome {
+    return {
+      status: verdict.status,
+      exitCode: this.exitCode,
+      failure: verdict.failure,
+      voidFields: verdict.voidFields,
+      serviceFault: verdict.serviceFault,
+      timed: verdict.timed,
+      trajectory: this.trajectory,
+      verifySteps: this.verifySteps,
+      validations: this.validations,
+      judgeModel: this.judgeUse,
+      filesChanged: this.filesChanged,
+      artifacts: this.artifacts,
+      modelMs: this.modelMs,
+      // Everything that is neither the agent's turn nor the verdict: set-up and snapshots (the teardown follows the outcome).
+      sandboxMs: Math.max(0, totalMs - this.modelMs - this.verifyMs),
+      sandboxId: this.sandbox.id,
+      usage: this.usage,
+      harnessVersion,
+      authFailed: this.authFailed,
+      conversation: this.ending,
+      userModel: this.userModel,
+    };
+  }
+}
+
+/** Environment values cannot hold NUL bytes (spawn refuses them); the prompt on stdin keeps them. */
+export function envValue(value: string): string {
+  return value.includes('\0') ? value.replace(/\0/g, '') : value;
+}
+
+function firstWords(command: string): string {
+  return command.length <= 40 ? command : `${command.slice(0, 40)}…`;
+}

@@ -1,0 +1,142 @@
+import { isReservedVariable } from '#shared/reserved-variables';
+import type { HarnessPlan } from './harness/harness-driver';
+import { readFinalMessage, readUsage } from './harness/usage';
+import type { TrialUsage } from './contract';
+import { envValue, StepResult, TrialSession } from './trial-session';
+import { scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
+import { CONVERSATION_FILE } from './conversation/conversation-file';
+import { storeArtifacts } from './workspace/artifacts';
+import { changedPaths, Snapshot, snapshotWorkspace } from './workspace/snapshot';
+
+/** How much of the end of a long harness output is kept to read usage from (final totals). */
+const USAGE_TAIL_BYTES = 1024 * 1024;
+/** Beyond this an environment variable can no longer be passed to exec (E2BIG); stdin still has the prompt. */
+const MAX_ENV_PROMPT_BYTES = 128 * 1024 - 1;
+
+/**
+ * The environment of the harness and of verify: the base, the harness driver's, the
+ * organization's, the profile's, then the prompt and the model, which nothing overrides.
+ */
+export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<string, string> {
+  const env: Record<string, string> = { ...session.baseEnv() };
+  for (const layer of [plan.env, session.spec.env, session.spec.profile?.env ?? {}]) {
+    for (const [name, value] of Object.entries(layer)) {
+      if (refusedHere(session, name, layer === session.spec.env)) continue;
+      env[name] = envValue(value);
+    }
+  }
+  const prompt = envValue(session.spec.prompt);
+  if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) env.ASSAY_PROMPT = prompt;
+  env.ASSAY_MODEL = envValue(session.spec.model);
+  return env;
+}
+
+/**
+ * A reserved name (PATH, LD_PRELOAD…) is refused where it is set; one that got in before the
+ * rule (a batch started earlier) is skipped with a warning rather than change how the sandbox
+ * starts. The connector values of the resolved environment are the service's own `ASSAY_` names.
+ */
+function refusedHere(session: TrialSession, name: string, resolved: boolean): boolean {
+  if (!isReservedVariable(name) || (resolved && name.startsWith('ASSAY_'))) return false;
+  session.settings.logger?.warn('reserved environment variable skipped', { trialId: session.spec.trialId, name });
+  return true;
+}
+
+/** What one agent turn did: the command's result and the agent's message as the user sees it. */
+export interface AgentTurn {
+  result: StepResult;
+  /** The driver's final answer when its usage format reports one, else the tail of the output; redacted. */
+  message: string;
+}
+
+/** The part of an agent's output that is its message to the user when its driver reports no final answer. */
+const MESSAGE_TAIL_CHARS = 8000;
+
+/**
+ * One agent turn: the harness runs with the turn's message on stdin and in ASSAY_PROMPT, bounded
+ * by what is left of the case's timeoutMs. Answers the turn for the conversation to go on; the
+ * agent's own doing that ends the trial (a certain limit, refused credentials) throws.
+ */
+export async function runAgentCommand(
+  session: TrialSession,
+  plan: HarnessPlan,
+  env: Record<string, string>,
+  turn: { number: number; message: string; budgetMs: number; conversationFile: string },
+): Promise<AgentTurn> {
+  const turnEnv: Record<string, string> = { ...env, ASSAY_TURN: String(turn.number), ASSAY_CONVERSATION: turn.conversationFile };
+  const prompt = envValue(turn.message);
+  if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) turnEnv.ASSAY_PROMPT = prompt;
+  else delete turnEnv.ASSAY_PROMPT;
+  const command = plan.commandFor(turn.number, turn.message);
+  const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES });
+  session.modelMs += result.finishedAtMillis - result.startedAtMillis;
+  session.exitCode = result.timedOut ? null : result.exitCode;
+  session.usage = addUsage(session.usage, readUsage(plan.usage, result.keptText));
+  const reported = readFinalMessage(plan.usage, result.keptText);
+  const message = reported === null ? result.output.trim().slice(-MESSAGE_TAIL_CHARS) : session.redactor.redact(reported);
+  if (result.timedOut) return { result, message };
+  // The agent's own doing: failed with the limit named. A limit read from its output (it may
+  // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.
+  if (result.limit?.certain) throw new TrialFailed(`the agent hit a limit: ${result.limit.reason}`);
+  if (result.limit !== null) session.agentLimit = `the agent hit a limit: ${result.limit.reason}`;
+  if (result.exitCode !== 0 && plan.authFailure?.test(result.keptText)) {
+    session.authFailed = true;
+    throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
+  }
+  return { result, message };
+}
+
+/**
+ * Records what the agent changed over the whole conversation (not the set-up's, not verify's):
+ * filesChanged and the artifacts. The conversation file is the service's, never a change.
+ */
+export async function recordChanges(session: TrialSession, before: Snapshot): Promise<void> {
+  const { workspace } = session.directory;
+  const after = await snapshotWorkspace(workspace, before, SERVICE_FILES);
+  // A file named after a secret must not carry it into the events.
+  session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
+  const { dataDir, artifactSealer } = session.settings;
+  const store = { dataDir, organization: session.spec.organization, redactor: session.redactor, sealer: artifactSealer ?? null };
+  session.artifacts = await storeArtifacts(store, workspace, before, after);
+}
+
+export const SERVICE_FILES: ReadonlySet<string> = new Set([CONVERSATION_FILE]);
+
+/** Token counts added turn by turn; null while no turn reported any. */
+function addUsage(total: TrialUsage | null, turn: TrialUsage | null): TrialUsage | null {
+  if (turn === null) return total;
+  if (total === null) return turn;
+  const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
+  return {
+    inputTokens: total.inputTokens + turn.inputTokens,
+    outputTokens: total.outputTokens + turn.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + turn.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + turn.cacheWriteTokens,
+    totalTokens: total.totalTokens + turn.totalTokens,
+    costUsd: add(total.costUsd, turn.costUsd),
+  };
+}
+
+/**
+ * Verify decides: exit 0 passes, any other code fails, except 126 and 127, the shell's own
+ * "cannot execute" and "not found": the check never ran, so the trial cannot be scored.
+ */
+export async function verifyWorkspace(session: TrialSession, env: Record<string, string>): Promise<Verdict> {
+  const command = session.spec.verify;
+  // decideTrial (validation/verdict.ts) runs verify only when the case gives it.
+  if (command === null || command.trim() === '') throw new TrialVoid('the case has no verify command', ['verify']);
+  const timeoutMs = session.settings.verifyTimeoutMs;
+  const result = await session.step(command, { env, timeoutMs });
+  session.verifyMs = result.finishedAtMillis - result.startedAtMillis;
+  session.verifySteps.push({ command: session.redactor.redact(command), exitCode: result.status });
+  // `timed` stays false: it reports the agent running out of time, and verify is not the agent.
+  if (result.timedOut) throw new TrialVoid(`verify timed out after ${timeoutMs} ms`, ['verify']);
+  if (result.limit?.certain) throw new TrialVoid(`verify hit a limit: ${result.limit.reason}`, ['verify']);
+  if (result.status === 126 || result.status === 127) {
+    const reason = result.status === 127 ? 'command not found' : 'cannot execute';
+    const detail = result.output.trim().split('\n').pop() ?? '';
+    throw new TrialVoid(`the verify command could not run (exit ${result.status}, ${reason})${detail ? `: ${detail}` : ''}`, ['verify']);
+  }
+  if (result.status !== 0 && session.agentLimit !== null) return { ...scored(false), failure: session.agentLimit };
+  return scored(result.status === 0);
+}
