@@ -18,7 +18,7 @@ import { EnvironmentModule } from '#modules/environment/environment.module';
 import { WatchBatchModule } from '#modules/evals/batches/watch-batch/watch-batch.module';
 import { EvalsModule } from '#modules/evals/evals.module';
 import type { TrialExecutionPlan } from '#modules/evals/orchestration/execution-host';
-import { TrialMetricsModule } from '#modules/evals/trials/trial-metrics.module';
+import { TrialMetricsModule } from '#modules/evals/trial-metrics.module';
 import { ApiReferenceModule } from '#modules/operations/api-reference/api-reference.module';
 import { HealthController } from '#modules/operations/health.controller';
 import { PromptsModule } from '#modules/prompts/prompts.module';

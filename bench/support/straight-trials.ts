@@ -3,7 +3,7 @@ import { FileBlobStore } from '#infrastructure/blob-store/file/file-blob-store';
 import type { EventStore, ExpectedRevision } from '#infrastructure/event-store/event-store.port';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { createTrialRunner, parseExecutionConfig, SandboxDriverName, TrialRunner, TrialSpec } from '#trial-runner';
-import { trialResultEvents } from '#modules/evals/orchestration/saga-decisions';
+import { trialResultEvents } from '#modules/evals/trials/trial-decisions';
 import { claimEvent } from '#modules/evals/orchestration/trial-lease';
 import { TrialEvent, TrialRef, trialStream } from '#modules/evals/trials/trial.events';
 import type { EventMetadata } from '#shared/domain-event';

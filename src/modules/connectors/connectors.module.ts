@@ -5,7 +5,7 @@ import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.por
 import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { Clock, CLOCK } from '#shared/clock';
 import { environmentValues } from '../environment/environment-values';
-import { TRIAL_ENVIRONMENT } from '../evals/orchestration/trial-environment';
+import { TRIAL_ENVIRONMENT } from '../evals/trials/trial-environment';
 import { AddConnectorController } from './add-connector/add-connector.controller';
 import { AddConnectorHandler } from './add-connector/add-connector.handler';
 import { ListConnectorsController } from './list-connectors/list-connectors.controller';

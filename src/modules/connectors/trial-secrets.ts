@@ -8,7 +8,7 @@ import { Clock, systemClock } from '#shared/clock';
 import { foldEvents } from '#shared/decider';
 import { isReservedVariable } from '#shared/reserved-variables';
 import type { VariantDefinition } from '#shared/eval-definitions';
-import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/orchestration/trial-environment';
+import type { ResolvedTrialEnvironment, TrialEnvironment, TrialUseOutcome } from '../evals/trials/trial-environment';
 import { EnvironmentValues, environmentValues } from '../environment/environment-values';
 import { ConnectionDocument, CONNECTIONS } from './connection.projection';
 import { connectorEnvName } from './connector-values';

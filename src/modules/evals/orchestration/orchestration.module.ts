@@ -8,7 +8,7 @@ import { ConnectorsModule } from '../../connectors/connectors.module';
 import { EXECUTION_POLICY } from '../shared/execution-policy';
 import { PROVIDER_MODELS } from '../shared/provider-models';
 import type { TrialExecutionPlan } from './execution-host';
-import { TRIAL_ENVIRONMENT, TrialEnvironment } from './trial-environment';
+import { TRIAL_ENVIRONMENT, TrialEnvironment } from '../trials/trial-environment';
 import { sagaCatchUpAfter } from './open-batches.projection';
 import { TrialSaga } from './trial-saga';
 

@@ -9,23 +9,13 @@ import { batchStream } from '../batches/batch.events';
 import { runStream } from '../runs/run.events';
 import type { TrialCostInput } from '../trials/costs';
 import { TrialRef, trialStream } from '../trials/trial.events';
-import {
-  abandonedTrial,
-  batchEnding,
-  callsModelProviders,
-  hasSimulatedUser,
-  MODEL_PROVIDER_INTEGRATIONS,
-  oneLine,
-  runFinished,
-  serviceFaultOutcome,
-  trialResultEvents,
-  trialSpec,
-} from './saga-decisions';
+import { abandonedTrial, batchEnding, hasSimulatedUser, runFinished, serviceFaultOutcome } from './saga-decisions';
+import { callsModelProviders, MODEL_PROVIDER_INTEGRATIONS, oneLine, trialResultEvents, trialSpec } from '../trials/trial-decisions';
 import { runByRunner } from '../batches/local-runs';
 import { withRunnerFailure } from './runner-watch';
 import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-state';
 import { TrialOutcome, TrialRunner, voidOutcome } from '#trial-runner';
-import type { ResolvedTrialEnvironment, TrialEnvironment } from './trial-environment';
+import type { ResolvedTrialEnvironment, TrialEnvironment } from '../trials/trial-environment';
 import { TrialClaim } from './trial-claim';
 import { ClaimTerms, claimLapsed } from './trial-lease';
 

@@ -6,7 +6,7 @@ import type { Clock } from '#shared/clock';
 import type { TrialRunner } from '#trial-runner';
 import { movesBatch, SagaState } from './saga-state';
 import { TrialScheduler } from './trial-scheduler';
-import type { TrialEnvironment } from './trial-environment';
+import type { TrialEnvironment } from '../trials/trial-environment';
 import { SagaReactions } from './saga-reactions';
 import { DEFAULT_RUNNER_TIMINGS, RunnerTimings } from '../runner/runner-settings';
 import { RunnerWatch } from './runner-watch';

@@ -1,5 +1,5 @@
 import { voidOutcome } from '#trial-runner';
-import { trialResultEvents } from '../orchestration/saga-decisions';
+import { trialResultEvents } from '../trials/trial-decisions';
 import type { TrialEvent, TrialRef, TrialVoided } from '../trials/trial.events';
 import type { LocalTrial, RunnerBatch, TrialLease } from './runner-batch';
 import { LEASE_EXPIRED_FAILURE, TrialLeased } from './runner.events';

@@ -3,7 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import { requestMetadata } from '#shared/caller';
 import { derivedEventId, newId } from '#shared/ids';
-import { trialSpec } from '../../orchestration/saga-decisions';
+import { trialSpec } from '../../trials/trial-decisions';
 import { trialStream } from '../../trials/trial.events';
 import { runnerBatch } from '../runner-access';
 import type { LocalTrial, RunnerBatch } from '../runner-batch';

@@ -4,7 +4,7 @@ import { EVENT_STORE, EventStore, WrongExpectedVersion } from '#infrastructure/e
 import { requestMetadata } from '#shared/caller';
 import { Conflict, NotFound } from '#shared/errors';
 import { derivedEventId } from '#shared/ids';
-import { trialResultEvents } from '../../orchestration/saga-decisions';
+import { trialResultEvents } from '../../trials/trial-decisions';
 import { trialStream } from '../../trials/trial.events';
 import { runnerBatch } from '../runner-access';
 import type { LocalTrial, RunnerBatch } from '../runner-batch';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DecodePipe } from '#infrastructure/http/decode/decode.pipe';
 import type { TrialOutcome } from '#trial-runner';
-import { trialResultEvents } from '../../orchestration/saga-decisions';
+import { trialResultEvents } from '../../trials/trial-decisions';
 import { ReportTrialDto } from './report-trial.dto';
 import { toOutcome } from './to-outcome';
 import { reportedResult } from '../../../../cli/local/trial-report';

@@ -1,11 +1,28 @@
 import { OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { ServiceMetrics } from '#infrastructure/metrics/service-metrics';
-import type { ProjectionRunner } from '#infrastructure/processing/projection-runner';
-import type { ReadStore } from '#infrastructure/read-store/read-store.port';
-import { BATCHES, BatchDocument } from '../batches/batch.projection';
-import { observeExecution } from '#trial-runner';
-import { RUNS, RunDocument } from '../runs/run.projection';
+import type { ProjectionRunner } from '../processing/projection-runner';
+import type { ServiceMetrics } from './service-metrics';
+
+/** A model provider call, as the trial engine reports it. */
+export interface ProviderCallReport {
+  provider: string;
+  model: string;
+  outcome: string;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What the trials' metrics read from the evals and the trial engine, given by the module that wires them. */
+export interface TrialMetricSources {
+  /** The trials of running batches, queued and running, counted now. */
+  unfinishedTrials(): Promise<{ queued: number; running: number }>;
+  /** Listens to the engine's provider calls and sandbox starts until the returned function is called. */
+  observeExecution(observer: {
+    providerCall(report: ProviderCallReport): void;
+    sandboxStarted(report: { driver: string; durationMs: number }): void;
+  }): () => void;
+}
 
 /**
  * The evals' metrics: trials by what happened to them (counted from the log as this process
@@ -16,7 +33,7 @@ import { RUNS, RunDocument } from '../runs/run.projection';
 export class TrialMetrics implements OnModuleDestroy {
   private readonly stopObserving: () => void;
 
-  constructor(metrics: ServiceMetrics, projections: ProjectionRunner, readStore: ReadStore) {
+  constructor(metrics: ServiceMetrics, projections: ProjectionRunner, sources: TrialMetricSources) {
     const registers = [metrics.registry];
     const queued = new Counter({ name: 'assay_trials_queued_total', help: 'Trials queued.', registers });
     const started = new Counter({ name: 'assay_trials_started_total', help: 'Trials started.', registers });
@@ -32,7 +49,7 @@ export class TrialMetrics implements OnModuleDestroy {
       labelNames: ['state'],
       registers,
       async collect() {
-        const counts = await unfinishedTrials(readStore);
+        const counts = await sources.unfinishedTrials();
         this.set({ state: 'queued' }, counts.queued);
         this.set({ state: 'running' }, counts.running);
       },
@@ -44,7 +61,7 @@ export class TrialMetrics implements OnModuleDestroy {
       else if (event.type === 'TrialScored') finished.inc({ outcome: (event.data as { status: string }).status });
       else if (event.type === 'TrialVoided') finished.inc({ outcome: 'void' });
     });
-    this.stopObserving = observeExecution(executionMetrics(registers));
+    this.stopObserving = sources.observeExecution(executionMetrics(registers));
   }
 
   onModuleDestroy(): void {
@@ -80,7 +97,7 @@ function executionMetrics(registers: ServiceMetrics['registry'][]) {
     registers,
   });
   return {
-    providerCall(report: { provider: string; model: string; outcome: string; durationMs: number; inputTokens: number; outputTokens: number }) {
+    providerCall(report: ProviderCallReport) {
       const { provider, model } = report;
       calls.inc({ provider, model, outcome: report.outcome });
       callSeconds.observe({ provider, model }, report.durationMs / 1000);
@@ -91,17 +108,4 @@ function executionMetrics(registers: ServiceMetrics['registry'][]) {
       sandboxStart.observe({ driver: report.driver }, report.durationMs / 1000);
     },
   };
-}
-
-async function unfinishedTrials(readStore: ReadStore): Promise<{ queued: number; running: number }> {
-  const counts = { queued: 0, running: 0 };
-  const batches = await readStore.collection<BatchDocument>(BATCHES).find({ status: 'running' });
-  for (const batch of batches) {
-    const runs = await readStore.collection<RunDocument>(RUNS).find({ organization: batch.organization, batchId: batch._id });
-    for (const trial of runs.flatMap((run) => run.trials)) {
-      if (trial.status === 'queued') counts.queued += 1;
-      else if (trial.status === 'running') counts.running += 1;
-    }
-  }
-  return counts;
 }
