@@ -1,5 +1,5 @@
 /**
- * The layer rules of STYLE.md idiom 11 and issue #13, checked by `npm run lint:layers`.
+ * The layer rules, checked by `npm run lint:layers` (decision record 0067).
  * dependency-cruiser rather than eslint-plugin-import: it reads path rules and cycles from one
  * graph of the whole tree in seconds, where import/no-cycle re-walks the graph per file.
  */

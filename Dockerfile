@@ -4,7 +4,9 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.validator.json nest-cli.json ./
+COPY scripts ./scripts
+COPY viewer ./viewer
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 

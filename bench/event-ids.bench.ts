@@ -1,7 +1,7 @@
 /**
  * "event-ids": a trial's three appends (its queueing, its claim, its seven-event outcome, 8 trials
  * at once, through the SQLite store's group commit) on a log already holding a million events,
- * with the new events' ids random (UUID v4, as before issue 20's seventh pass) against
+ * with the new events' ids random (UUID v4, as they once were) against
  * time-ordered (UUID v7, `newEventId`), in alternating rounds on the same log. Measured: the CPU
  * of this process per trial (the store commits on its main thread, and syncs in the pool) and
  * the wall per trial.

@@ -60,7 +60,7 @@ export interface ExecutionSettings {
   claims: TrialClaimSettings;
 }
 
-/** Trial claims of server instances sharing one event log (see docs/decisions.md). */
+/** Trial claims of server instances sharing one event log (decision record 0041). */
 export interface TrialClaimSettings {
   /** ASSAY_INSTANCE_ID: unique among the live instances; default host, pid and start time. */
   instanceId: string;

@@ -8,7 +8,7 @@ import { AT_ONCE, Workload } from './workloads';
 const run = promisify(execFile);
 
 /**
- * The 0.121 line: the version issue 20 compared against, and the last that runs on the Node 20
+ * The 0.121 line: the version the throughput results compare against, and the last that runs on the Node 20
  * this project supports (later ones refuse it).
  */
 export const PROMPTFOO_VERSION = '0.121';

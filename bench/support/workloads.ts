@@ -7,7 +7,7 @@ import { BenchServer, CpuSplit, processCpu } from './child-server';
 import { tempDir } from './sqlite-log';
 
 /**
- * The throughput workloads of issue 20: 100 trials, 8 at once, each a command and a verify. The
+ * The throughput workloads: 100 trials, 8 at once, each a command and a verify. The
  * same two processes run through Assay, through a peer, and bare (the machine's floor).
  */
 export interface Workload {

@@ -7,7 +7,7 @@ export type Spread<A, B> = Omit<A, keyof B> & B;
  * copies the first spread of an object literal with a fast clone but defines each property of a
  * later spread one by one through the runtime, about 0.4 µs a property (11 µs for two objects of
  * a dozen fields), where Object.assign onto a new object takes under a microsecond
- * (docs/decisions.md, "Trial throughput, fifth pass"). For objects whose keys the code fixes,
+ * (decision record 0018). For objects whose keys the code fixes,
  * never a map of a user's names: Object.assign would apply a `__proto__` key as the prototype.
  */
 export function merged<A extends object, B extends object>(a: A, b: B): Spread<A, B>;

@@ -1,4 +1,4 @@
-/** Every permission a key or token may hold (ARCHITECTURE.md's list). */
+/** Every permission a key or token may hold: the API's list (docs/api.md). */
 export const PERMISSIONS = [
   'evals:read',
   'evals:write',

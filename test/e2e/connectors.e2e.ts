@@ -58,7 +58,7 @@ describe('connectors over real HTTP', () => {
         }
       }
     }
-    // The providers simulated users and judges call take their key from these (issue 14).
+    // The providers simulated users and judges call take their key from these.
     expect(ids('model')).toEqual(expect.arrayContaining(['openai', 'anthropic', 'openai-compatible']));
     for (const id of ['openai', 'anthropic']) {
       const method = integrations.find((i) => i.id === id)!.authMethods.find((m: any) => m.id === 'api-key');

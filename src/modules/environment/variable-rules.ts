@@ -1,4 +1,4 @@
-/** The rules of environment variables (issue 6). */
+/** The rules of environment variables. */
 export const VARIABLE_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 /** Reserved names (PATH, LD_*, `ASSAY_`…) are refused too: see shared/reserved-variables.ts. */
 export const MAX_NAME_LENGTH = 128;

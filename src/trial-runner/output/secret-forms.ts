@@ -8,7 +8,7 @@
  * depend on the secret's bytes alone; percent-encoding as the common encoders write it (RFC 3986
  * unreserved kept, encodeURIComponent, `/` kept, form encoding, every byte escaped), upper and
  * lower hex digits; hex, lower and upper case; and the value reversed (by character).
- * Not caught (docs/decisions.md): parts of a secret (halves, every other character), an encoding
+ * Not caught (decision record 0032): parts of a secret (halves, every other character), an encoding
  * broken across lines (base64 wrapped at 76 columns, `xxd -p` at 60, `od` rows), hex with
  * separators, other encodings (base32, ROT13, UTF-16, JSON \u escapes of every character),
  * compression, encryption, and output printed one character per line.

@@ -1,7 +1,6 @@
 import { ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { findHostTool } from './host-tools';
-import { PYTHON_SPAWN_HELPER } from './python-spawn-helper';
 import { encodeFrame, FrameReader } from './spawn-frames';
 
 export interface LaunchSpec {
@@ -29,7 +28,7 @@ export type HelperMessage =
   | { id: number; ev: 'close' };
 
 /**
- * `python`: python-spawn-helper.ts, which starts commands with vfork (cheap whatever the helper's
+ * `python`: spawn_helper.py, which starts commands with vfork (cheap whatever the helper's
  * size). `node`: spawn-helper.js, which forks itself for each command. Both relay the same events.
  */
 export type SpawnHelperKind = 'python' | 'node';
@@ -41,6 +40,8 @@ export interface HelperTransport {
 }
 
 const NODE_HELPER_SCRIPT = path.join(__dirname, 'spawn-helper.js');
+/** Beside this file in the sources and in the build (the build copies it: scripts/copy-assets.mjs). */
+const PYTHON_HELPER_SCRIPT = path.join(__dirname, 'spawn_helper.py');
 
 /**
  * Starts a helper of that kind. Neither its pipes nor its channel keep the server alive; when the
@@ -62,7 +63,7 @@ function startNodeHelper(onMessage: (message: HelperMessage) => void): HelperTra
 
 function startPythonHelper(onMessage: (message: HelperMessage) => void): HelperTransport {
   const python = findHostTool('python3') ?? 'python3';
-  const helper = spawn(python, ['-I', '-S', '-c', PYTHON_SPAWN_HELPER], {
+  const helper = spawn(python, ['-I', '-S', PYTHON_HELPER_SCRIPT], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });

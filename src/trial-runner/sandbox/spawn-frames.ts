@@ -1,5 +1,5 @@
 /**
- * The frames the Python spawn helper reads and writes (python-spawn-helper.ts): a 4-byte
+ * The frames the Python spawn helper reads and writes (spawn_helper.py): a 4-byte
  * big-endian length, then that many bytes: a 4-byte big-endian header length, the header (JSON),
  * and the payload (raw bytes: a chunk of a command's output, or what to write to its stdin).
  * Raw payloads keep output byte for byte, with no encoding on either side.

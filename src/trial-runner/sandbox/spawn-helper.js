@@ -3,7 +3,7 @@
  * The Node spawn helper: a small process that starts trial commands for the server and relays
  * their output over IPC. Forking from here is cheaper than from the server (a smaller process)
  * and happens beside the server's event loop instead of blocking it, which matters when dozens of
- * trials start at once. Where python3 runs, the Python helper (python-spawn-helper.ts) is used
+ * trials start at once. Where python3 runs, the Python helper (spawn_helper.py) is used
  * instead: it starts commands with vfork, for less than half the CPU; this one is the fallback.
  * Plain JavaScript, so that it runs as it is from the sources (tests) and from dist.
  */

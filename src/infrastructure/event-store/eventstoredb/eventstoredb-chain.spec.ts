@@ -263,7 +263,7 @@ describe('the audit chain on EventStoreDB', () => {
     const remaining = (await store.readStream('prompt-acme.p'))[1];
 
     // The newest append's events alone: its claim then reads as one whose writer died before
-    // sending them, which cannot be told apart (docs/decisions.md).
+    // sending them, which cannot be told apart (decision record 0012).
     server.remove('batch-acme');
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
 

@@ -1,20 +1,18 @@
-/**
- * The spawn helper in Python (run as `python3 -c PYTHON_SPAWN_HELPER`): it starts trial commands
- * for the server and relays their output, as spawn-helper.js does, over the framed protocol of
- * spawn-frames.ts on its stdin (requests) and stdout (events).
- *
- * It exists for what a start costs. Node's spawn forks the whole helper process (its page tables
- * copied, its pages faulted in again before the exec); Python's subprocess starts a command with
- * vfork, sharing the helper's memory until the exec. A trivial command then costs less than half
- * the CPU of all processes (bench/README.md, tenth pass). The server uses it when python3 is on
- * its PATH (process-launcher.ts), else the Node helper: both relay the same events.
- *
- * fd 3 stays open on /dev/null in the helper, so that a command's status pipe (bubblewrap's
- * --json-status-fd 3) can be put there while the command starts and nothing else takes it.
- * Requests and events are handled in one thread: a command is started, written to, read from and
- * reaped (SIGCHLD wakes the loop) between two waits, never at once with another.
- */
-export const PYTHON_SPAWN_HELPER = String.raw`
+"""The spawn helper in Python: it starts trial commands for the server and relays their output,
+as spawn-helper.js does, over the framed protocol of spawn-frames.ts on its stdin (requests) and
+stdout (events). Run as `python3 -I -S spawn_helper.py` by helper-transports.ts.
+
+It exists for what a start costs. Node's spawn forks the whole helper process (its page tables
+copied, its pages faulted in again before the exec); Python's subprocess starts a command with
+vfork, sharing the helper's memory until the exec. A trivial command then costs less than half
+the CPU of all processes (decision record 0050). The server uses it when python3 (3.5 or later)
+is on its PATH, else the Node helper: both relay the same events.
+
+fd 3 stays open on /dev/null in the helper, so that a command's status pipe (bubblewrap's
+--json-status-fd 3) can be put there while the command starts and nothing else takes it.
+Requests and events are handled in one thread: a command is started, written to, read from and
+reaped (SIGCHLD wakes the loop) between two waits, never at once with another.
+"""
 import errno, json, os, selectors, signal, struct, subprocess
 
 READ_BYTES = 65536
@@ -276,4 +274,3 @@ def main():
 
 
 main()
-`;
