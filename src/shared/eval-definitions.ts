@@ -29,6 +29,8 @@ export interface Profile {
   run?: string;
   env?: Record<string, string>;
   files?: Record<string, string>;
+  /** The command harness's model provider (a name in ASSAY_CONFIG providers), reached through the model gateway. */
+  provider?: string;
 }
 
 export interface CacheSpec {

@@ -70,7 +70,31 @@ export interface TrajectoryPrepare {
   result: Record<string, unknown> | null;
 }
 
-export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare;
+/**
+ * A call the agent made to its model through the model gateway, metered by the service: its
+ * tokens are read from the protocol's own usage fields (input is the uncached part), its times
+ * are the gateway's. `turn` is the agent turn it belongs to.
+ */
+export interface TrajectoryModelCall {
+  _tag: 'model-call';
+  provider: string;
+  model: string;
+  protocol: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
+  turn: number;
+  stream: boolean;
+  /** The HTTP status the agent got (502: the provider could not be reached). */
+  status: number;
+  startedAtMillis: number;
+  finishedAtMillis: number;
+  /** From the call to the first byte of a streamed answer; null when not streamed or nothing came. */
+  firstTokenMs: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare | TrajectoryModelCall;
 
 export interface TrialUsage {
   inputTokens: number;
@@ -120,6 +144,8 @@ export interface TrialOutcome {
   conversation?: { turns: number; endReason: ConversationEndReason } | null;
   /** The simulated user's model use (priced when the configuration has a price); null or absent without one. */
   userModel?: UserModelUse | null;
+  /** The agent's own model calls through the model gateway, priced at the configured prices; absent or null: it used none. */
+  agentModel?: AgentModelUse | null;
 }
 
 export interface TrialRunner {
@@ -267,4 +293,18 @@ export interface ProviderModelEntry {
   /** The provider's name in the configuration. */
   vendor: string;
   summary: string;
+}
+
+/** What the agent's calls through the model gateway used and cost, for the trial's `model` cost component. */
+export interface AgentModelUse {
+  provider: string;
+  models: string[];
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  /** Priced from the configuration's price table; null when one of the models has no price there. */
+  usd: number | null;
 }

@@ -26,7 +26,8 @@ export { ExecutionConfigError } from './config-shape';
  *     install: "npm i -g agent"    # optional, run in the sandbox before the profile's install
  *     run: "agent --model {{model}} -p {{prompt}}"   # placeholders are shell-quoted
  *     continue: "agent --resume -p {{prompt}}"       # optional: turns 2+ of a conversation
- *     env: { AGENT_TELEMETRY: "0" }
+ *     env: { AGENT_TELEMETRY: "0", OPENAI_BASE_URL: "{{gateway.url}}/v1", OPENAI_API_KEY: "{{gateway.token}}" }
+ *     provider: openai             # optional: the provider the agent reaches through the model gateway
  *     usage:                       # optional: how to read token counts from the harness output
  *       format: json-lines         # or regex (each field a pattern with one capture group)
  *       aggregate: last            # or sum
@@ -63,6 +64,8 @@ export interface HarnessDefinition {
   usage: UsageRule | null;
   /** Matched against the harness output of a failed run: a match means its credentials were refused. */
   authFailure: string | null;
+  /** The provider (a name in `providers`) the agent reaches through the model gateway; null: none. */
+  provider: string | null;
 }
 
 export interface SandboxDefinition {
@@ -155,6 +158,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     ...providerSettings(shape, top),
   };
   checkUnsandboxedConsent(shape, config);
+  checkHarnessProviders(shape, config);
   return config;
 }
 
@@ -169,7 +173,7 @@ function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harness
 }
 
 function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
-  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure']);
+  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure', 'provider']);
   const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
   return {
     version: nonEmptyString(shape, version, `${at}.version`),
@@ -179,8 +183,35 @@ function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinit
     env: stringMap(shape, fields.env, `${at}.env`),
     usage: fields.usage == null ? null : parseUsageRule(shape, fields.usage, `${at}.usage`),
     authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),
+    provider: fields.provider == null ? null : nonEmptyString(shape, fields.provider, `${at}.provider`),
   };
 }
+
+/**
+ * A harness's provider must be configured, and only a harness with one may use the gateway's
+ * values in its environment ({{gateway.url}}, {{gateway.token}}).
+ */
+function checkHarnessProviders(shape: ConfigShape, config: ExecutionConfig): void {
+  for (const [kind, definition] of Object.entries(config.harnesses)) {
+    if (definition.provider !== null && !Object.hasOwn(config.providers, definition.provider)) {
+      const configured = Object.keys(config.providers);
+      shape.fail(
+        `harnesses.${kind}.provider`,
+        `names the provider "${definition.provider}", which is not in providers (${configured.length === 0 ? 'none configured' : `configured: ${configured.join(', ')}`})`,
+      );
+    }
+    for (const [name, text] of Object.entries(definition.env)) {
+      for (const match of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
+        if (!GATEWAY_VALUES.includes(match[1]))
+          shape.fail(`harnesses.${kind}.env.${name}`, `unknown placeholder {{${match[1]}}}; use {{gateway.url}} or {{gateway.token}}`);
+        if (definition.provider === null) shape.fail(`harnesses.${kind}.env.${name}`, `uses {{${match[1]}}} but harnesses.${kind} names no provider`);
+      }
+    }
+  }
+}
+
+/** The values a harness's environment may take from its trial's model gateway. */
+export const GATEWAY_VALUES = ['gateway.url', 'gateway.token'];
 
 /** A regular expression, checked when the configuration is read rather than at the first trial. */
 function pattern(shape: ConfigShape, value: unknown, at: string): string {

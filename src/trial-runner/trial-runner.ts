@@ -22,7 +22,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { HostLookup, systemLookup } from './clone-guard';
 import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
+import { GatewayGrant, sharedModelGateway } from './gateway/model-gateway';
 import { HarnessPlan, resolveHarness } from './harness/harness-driver';
+import { providerIntegration, providerTimeoutMs, resolveProviderKey } from './providers/model-client';
 import { failureLine, Redactor } from './output/captured-output';
 import { unsandboxedRefusal } from './operator-safety';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
@@ -108,11 +110,28 @@ export class SandboxTrialRunner implements TrialRunner {
   }
 
   async run(spec: TrialSpec, signal?: AbortSignal, onOutcome?: (outcome: TrialOutcome) => void): Promise<TrialOutcome> {
+    const plan = resolveHarness(spec, this.settings.config);
+    const gateway = 'failure' in plan ? null : await this.gatewayFor(spec, plan);
+    try {
+      return await this.runWith(spec, plan, gateway, signal, onOutcome);
+    } finally {
+      // The trial's token is refused from now on.
+      if (gateway !== null && !('failure' in gateway)) gateway.revoke();
+    }
+  }
+
+  private async runWith(
+    spec: TrialSpec,
+    plan: HarnessPlan | { failure: string },
+    gateway: GatewayGrant | { failure: string } | null,
+    signal?: AbortSignal,
+    onOutcome?: (outcome: TrialOutcome) => void,
+  ): Promise<TrialOutcome> {
     const conversation = conversationUser(spec, this.settings.config);
     const keys = [...Object.values(spec.providerKeys), ...('apiKey' in conversation && conversation.apiKey !== null ? [conversation.apiKey] : [])];
     const redactor = new Redactor([...spec.secrets, ...keys, ...(spec.source.kind === 'repo' ? urlCredentials(spec.source.url) : [])]);
-    const plan = resolveHarness(spec, this.settings.config);
     if ('failure' in plan) return unstarted(new TrialVoid(plan.failure, ['harness']), redactor, null);
+    if (gateway !== null && 'failure' in gateway) return unstarted(new TrialVoid(gateway.failure, ['model']), redactor, plan.version);
     if ('failure' in conversation) return unstarted(new TrialVoid(conversation.failure, ['user']), redactor, plan.version);
     const sandbox = await this.sandboxFor(spec.sandbox);
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
@@ -131,8 +150,9 @@ export class SandboxTrialRunner implements TrialRunner {
       return unstarted(fault, redactor, plan.version);
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
+    session.gateway = gateway;
     session.openSandbox();
-    const verdict = await this.execute(session, plan, conversation.user);
+    const verdict = providerVerdict(await this.execute(session, plan, conversation.user), gateway);
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
     const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
     // Every process of the trial has ended: the caller records the outcome while the directory goes.
@@ -145,6 +165,28 @@ export class SandboxTrialRunner implements TrialRunner {
     // Given back only once the directory is gone: no file of this trial is left to the next owner.
     this.users.give(user);
     return outcome;
+  }
+
+  /**
+   * The trial's grant of the model gateway when its harness names a provider: the provider must
+   * be configured and have a key (the server variable its apiKeyEnv names, else the
+   * organization's connector); the key stays in the gateway.
+   */
+  private async gatewayFor(spec: TrialSpec, plan: HarnessPlan): Promise<GatewayGrant | { failure: string } | null> {
+    if (plan.provider === null) return null;
+    const { providers } = this.settings.config;
+    const provider = Object.hasOwn(providers, plan.provider) ? providers[plan.provider] : undefined;
+    if (provider === undefined) return { failure: `the agent's model provider "${plan.provider}" is not configured on this server (ASSAY_CONFIG providers)` };
+    const resolved = resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol) ?? '']);
+    if ('failure' in resolved) return { failure: `the agent cannot reach its model: ${resolved.failure}` };
+    let timeoutMs: number;
+    try {
+      timeoutMs = providerTimeoutMs(provider);
+    } catch (error) {
+      return { failure: (error as Error).message };
+    }
+    const gateway = await sharedModelGateway();
+    return gateway.grant({ trialId: spec.trialId, provider, apiKey: resolved.key ?? '', timeoutMs });
   }
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
@@ -186,6 +228,15 @@ export class SandboxTrialRunner implements TrialRunner {
     if (definition.driver === 'process' && !config.allowUnsandboxed) return { failure: unsandboxedRefusal(kind) };
     return { driver: this.drivers[definition.driver], network: definition.network ?? config.network };
   }
+}
+
+/**
+ * A trial that did not pass while the gateway saw its provider fail (a 5xx, no answer, a refused
+ * key) is the machinery's failure, not the agent's: void, naming the provider and its error.
+ */
+function providerVerdict(verdict: Verdict, gateway: GatewayGrant | null): Verdict {
+  if (gateway === null || verdict.status === 'passed' || gateway.failures.length === 0) return verdict;
+  return { status: 'void', failure: `the model provider failed: ${gateway.failures[0]}`, voidFields: ['model'], serviceFault: false, timed: verdict.timed };
 }
 
 /** The outcome of a trial voided before any sandbox existed. */

@@ -9,7 +9,19 @@ import { fitsSession } from './sandbox/session-protocol';
 import type { TrialUser } from './sandbox/trial-user';
 import type { JudgeModelUse } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
-import type { ConversationEndReason, TrajectoryEntry, TrialArtifact, TrialOutcome, TrialSpec, TrialUsage } from './contract';
+import type {
+  AgentModelUse,
+  ConversationEndReason,
+  TrajectoryEntry,
+  TrajectoryModelCall,
+  TrialArtifact,
+  TrialOutcome,
+  TrialSpec,
+  TrialUsage,
+} from './contract';
+import { priceOf } from './providers/model-client';
+import type { ModelPrice } from './providers/provider-config';
+import type { GatewayGrant } from './gateway/model-gateway';
 import type { UserModelUse } from './conversation/conversation-user';
 import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
@@ -66,6 +78,8 @@ export interface StepResult extends CommandResult {
  */
 export class TrialSession {
   readonly trajectory: TrajectoryEntry[] = [];
+  /** The trial's access to its model through the model gateway; null when its harness names no provider. */
+  gateway: GatewayGrant | null = null;
   /** The conversation so far, as validators and the simulated user see it. */
   readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
   /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
@@ -223,17 +237,20 @@ export class TrialSession {
       voidFields: verdict.voidFields,
       serviceFault: verdict.serviceFault,
       timed: verdict.timed,
-      trajectory: this.trajectory,
+      trajectory: this.gateway === null ? this.trajectory : withModelCalls(this.trajectory, this.gateway.calls),
       verifySteps: this.verifySteps,
       validations: this.validations,
       judgeModel: this.judgeUse,
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
-      modelMs: this.modelMs,
+      // With the gateway, the model's time is its calls' own; else the agent's turns as a whole.
+      modelMs: this.gateway === null ? this.modelMs : callsMs(this.gateway.calls),
       // Everything that is neither the agent's turn nor the verdict: set-up and snapshots (the teardown follows the outcome).
       sandboxMs: Math.max(0, totalMs - this.modelMs - this.verifyMs),
       sandboxId: this.sandbox.id,
-      usage: this.usage,
+      // Metered by the gateway when the agent reached its model through it: what the agent prints is not taken for it.
+      usage: this.gateway === null ? this.usage : callsUsage(this.gateway.calls),
+      agentModel: this.gateway === null ? null : agentModelUse(this.gateway, this.settings.config.prices),
       harnessVersion,
       authFailed: this.authFailed,
       conversation: this.ending,
@@ -249,4 +266,71 @@ export function envValue(value: string): string {
 
 function firstWords(command: string): string {
   return command.length <= 40 ? command : `${command.slice(0, 40)}…`;
+}
+
+/** The trajectory with the model calls in it, each before the first entry that began after it. */
+function withModelCalls(trajectory: readonly TrajectoryEntry[], calls: readonly TrajectoryModelCall[]): TrajectoryEntry[] {
+  if (calls.length === 0) return [...trajectory];
+  const merged: TrajectoryEntry[] = [];
+  const pending = [...calls].sort((a, b) => a.startedAtMillis - b.startedAtMillis);
+  for (const entry of trajectory) {
+    const at = entryTime(entry);
+    while (at !== null && pending.length > 0 && pending[0].startedAtMillis < at) merged.push(...pending.splice(0, 1));
+    merged.push(entry);
+  }
+  return [...merged, ...pending];
+}
+
+/** When an entry began, where it says: a command's start, a message's time. */
+function entryTime(entry: TrajectoryEntry): number | null {
+  if (entry._tag === 'command' || entry._tag === 'model-call') return entry.startedAtMillis;
+  if (entry._tag === 'message') return entry.at;
+  return null;
+}
+
+function callsMs(calls: readonly TrajectoryModelCall[]): number {
+  return calls.reduce((total, call) => total + (call.finishedAtMillis - call.startedAtMillis), 0);
+}
+
+/** The trial's usage: its calls' tokens added up (no call, no tokens: zero, not unknown). */
+function callsUsage(calls: readonly TrajectoryModelCall[]): TrialUsage {
+  const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, costUsd: null };
+  for (const call of calls) {
+    usage.inputTokens += call.inputTokens;
+    usage.outputTokens += call.outputTokens;
+    usage.cacheReadTokens += call.cacheReadTokens;
+    usage.cacheWriteTokens += call.cacheWriteTokens;
+  }
+  usage.totalTokens = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  return usage;
+}
+
+/** The agent's calls summed for its cost component: each priced at its model's configured price. */
+function agentModelUse(gateway: GatewayGrant, prices: Record<string, ModelPrice>): AgentModelUse {
+  const usage = callsUsage(gateway.calls);
+  let usd: number | null = 0;
+  for (const call of gateway.calls) {
+    const input = call.inputTokens + call.cacheReadTokens + call.cacheWriteTokens;
+    const priced = priceOf(prices, call.model, {
+      inputTokens: input,
+      outputTokens: call.outputTokens,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      totalTokens: 0,
+    });
+    usd = usd === null || priced === null ? null : usd + priced;
+  }
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens } = usage;
+  const models = [...new Set(gateway.calls.map((call) => call.model))];
+  return {
+    provider: gateway.provider.name,
+    models,
+    calls: gateway.calls.length,
+    inputTokens,
+    outputTokens,
+    cacheReadTokens,
+    cacheWriteTokens,
+    totalTokens,
+    usd,
+  };
 }

@@ -1,3 +1,4 @@
+import type { GatewayGrant } from './gateway/model-gateway';
 import { isReservedVariable } from '#shared/reserved-variables';
 import type { HarnessPlan } from './harness/harness-driver';
 import { readFinalMessage, readUsage } from './harness/usage';
@@ -22,8 +23,13 @@ export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<strin
   for (const layer of [plan.env, session.spec.env, session.spec.profile?.env ?? {}]) {
     for (const [name, value] of Object.entries(layer)) {
       if (refusedHere(session, name, layer === session.spec.env)) continue;
-      env[name] = envValue(value);
+      env[name] = envValue(layer === plan.env ? gatewayValues(value, session.gateway) : value);
     }
+  }
+  // The command harness reaches its profile's provider through the gateway under the service's own names.
+  if (session.gateway !== null && session.spec.harness === 'command') {
+    env.ASSAY_MODEL_BASE_URL = session.gateway.url;
+    env.ASSAY_MODEL_API_KEY = session.gateway.token;
   }
   const prompt = envValue(session.spec.prompt);
   if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) env.ASSAY_PROMPT = prompt;
@@ -68,6 +74,7 @@ export async function runAgentCommand(
   if (Buffer.byteLength(prompt) <= MAX_ENV_PROMPT_BYTES) turnEnv.ASSAY_PROMPT = prompt;
   else delete turnEnv.ASSAY_PROMPT;
   const command = plan.commandFor(turn.number, turn.message);
+  if (session.gateway !== null) session.gateway.turn = turn.number;
   const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES });
   session.modelMs += result.finishedAtMillis - result.startedAtMillis;
   session.exitCode = result.timedOut ? null : result.exitCode;
@@ -139,4 +146,10 @@ export async function verifyWorkspace(session: TrialSession, env: Record<string,
   }
   if (result.status !== 0 && session.agentLimit !== null) return { ...scored(false), failure: session.agentLimit };
   return scored(result.status === 0);
+}
+
+/** A harness's environment value with its trial's gateway filled in: {{gateway.url}} (an origin) and {{gateway.token}}. */
+function gatewayValues(value: string, gateway: GatewayGrant | null): string {
+  if (gateway === null) return value;
+  return value.replace(/\{\{\s*gateway\.(url|token)\s*\}\}/g, (_match, name: 'url' | 'token') => gateway[name]);
 }

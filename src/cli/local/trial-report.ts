@@ -12,7 +12,9 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
     voidFields: outcome.voidFields,
     serviceFault: outcome.serviceFault,
     timed: outcome.timed,
-    trajectory: outcome.trajectory.map((entry) => {
+    // Model calls are not reported by a local runner yet: its usage carries their tokens.
+    trajectory: outcome.trajectory.flatMap((entry) => {
+      if (entry._tag === 'model-call') return [];
       if (entry._tag === 'message') return { _tag: 'message', role: entry.role, turn: entry.turn, text: entry.text, at: entry.at };
       if (entry._tag === 'conversation') return { _tag: 'conversation', turns: entry.turns, endReason: entry.endReason };
       if (entry._tag === 'prepare') return { _tag: 'prepare', name: entry.name, durationMs: Math.round(entry.durationMs), result: entry.result };

@@ -14,6 +14,8 @@ export interface HarnessPlan {
   env: Record<string, string>;
   usage: UsageRule | null;
   authFailure: RegExp | null;
+  /** The provider (a name in ASSAY_CONFIG providers) the agent reaches through the model gateway; null: none. */
+  provider: string | null;
 }
 
 export const COMMAND_HARNESS_VERSION = 'command/1';
@@ -27,7 +29,8 @@ export function resolveHarness(spec: TrialSpec, config: ExecutionConfig): Harnes
     const run = spec.profile?.run;
     if (run === undefined || run.trim() === '') return { failure: 'the command harness needs a profile with a run command' };
     // Every turn runs the profile's command again; the turn's message is in ASSAY_PROMPT and on stdin.
-    return { version: COMMAND_HARNESS_VERSION, install: null, commandFor: () => run, env: {}, usage: null, authFailure: null };
+    const provider = spec.profile?.provider ?? null;
+    return { version: COMMAND_HARNESS_VERSION, install: null, commandFor: () => run, env: {}, usage: null, authFailure: null, provider };
   }
   const definition = AGENT_HARNESSES.includes(spec.harness as AgentHarness) ? config.harnesses[spec.harness as AgentHarness] : undefined;
   if (definition === undefined) return { failure: `${spec.harness} has no driver configured on this server` };
@@ -42,6 +45,7 @@ export function resolveHarness(spec: TrialSpec, config: ExecutionConfig): Harnes
     env: definition.env,
     usage: definition.usage,
     authFailure: definition.authFailure === null ? null : new RegExp(definition.authFailure, 'm'),
+    provider: definition.provider,
   };
 }
 

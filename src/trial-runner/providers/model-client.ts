@@ -184,7 +184,9 @@ function modelUsage(usage: LanguageModelUsage): ModelUsage {
 }
 
 /** The connector integration whose `apiKey` serves a provider of this protocol. */
-export function providerIntegration(protocol: ProviderProtocol): 'openai' | 'anthropic' | 'openai-compatible' {
+export function providerIntegration(protocol: ProviderProtocol): 'openai' | 'anthropic' | 'openai-compatible' | null {
+  if (protocol === 'openai-responses') return 'openai';
+  if (protocol === 'gemini') return null;
   return protocol;
 }
 
@@ -203,7 +205,11 @@ export function resolveProviderKey(
   const fromConnector = connectorKey?.trim();
   if (fromConnector) return { key: fromConnector };
   if (provider.protocol === 'openai-compatible' && provider.apiKeyEnv === null) return { key: null };
-  const connector = `add an "${providerIntegration(provider.protocol)}" connector to the organization (with several, mark one isDefault)`;
+  const integration = providerIntegration(provider.protocol);
+  const connector =
+    integration === null
+      ? `set providers.${provider.name}.apiKeyEnv in ASSAY_CONFIG (no connector serves the ${provider.protocol} protocol)`
+      : `add an "${integration}" connector to the organization (with several, mark one isDefault)`;
   const where =
     provider.apiKeyEnv === null
       ? `${connector}, or name a server variable in providers.${provider.name}.apiKeyEnv`

@@ -66,8 +66,15 @@ describe('providers, users, judges and prices in ASSAY_CONFIG', () => {
       { providers: { fake: { ...openai, apiKey: 'sk-x' } } },
       'providers.fake.apiKey: unknown key; expected one of protocol, baseURL, apiKeyEnv, models, timeoutMs',
     ],
-    [{ providers: { fake: {} } }, 'providers.fake.protocol: is required (one of openai, anthropic, openai-compatible)'],
-    [{ providers: { fake: { protocol: 'gemini' } } }, 'providers.fake.protocol: must be one of openai, anthropic, openai-compatible (got "gemini")'],
+    [{ providers: { fake: {} } }, 'providers.fake.protocol: is required (one of openai, anthropic, openai-compatible, openai-responses, gemini)'],
+    [
+      { providers: { fake: { protocol: 'grpc' } } },
+      'providers.fake.protocol: must be one of openai, anthropic, openai-compatible, openai-responses, gemini (got "grpc")',
+    ],
+    [
+      { providers: { g: { protocol: 'gemini', apiKeyEnv: 'G' } }, judges: { provider: 'g', model: 'm' } },
+      'judges.provider: names the provider "g", whose protocol gemini only agents use (through the model gateway); use one of openai, anthropic, openai-compatible',
+    ],
     [{ providers: { fake: { protocol: 'openai-compatible' } } }, 'providers.fake.baseURL: is required for the openai-compatible protocol'],
     [{ providers: { fake: { protocol: 'openai', baseURL: 'ftp://models.example' } } }, 'providers.fake.baseURL: must be an http(s) URL'],
     [{ providers: { fake: { protocol: 'openai', baseURL: 'not a url' } } }, 'providers.fake.baseURL: must be an http(s) URL'],
@@ -116,6 +123,22 @@ describe('providers, users, judges and prices in ASSAY_CONFIG', () => {
     ],
   ])('refuses a wrong price: %j', (config, message) => {
     expect(refusal(config)).toContain(`${SOURCE}: ${message}`);
+  });
+
+  it("accepts a harness naming a configured provider, with the gateway's values in its environment", () => {
+    const config = parseExecutionConfig(
+      {
+        providers: { o: openai },
+        harnesses: {
+          harness_kind_1: { version: '1', run: 'a', provider: 'o', env: { OPENAI_BASE_URL: '{{gateway.url}}/v1', OPENAI_API_KEY: '{{ gateway.token }}' } },
+        },
+      },
+      SOURCE,
+    );
+    expect(config.harnesses.harness_kind_1).toMatchObject({
+      provider: 'o',
+      env: { OPENAI_BASE_URL: '{{gateway.url}}/v1', OPENAI_API_KEY: '{{ gateway.token }}' },
+    });
   });
 
   it('refuses an unknown top-level key by name', () => {

@@ -21,8 +21,10 @@ import { ConfigShape, isShape, nonEmptyString } from '../config-shape';
  *   gpt-5.4-mini: { inputPerMTok: 0.25, outputPerMTok: 2 }
  * ```
  */
-export type ProviderProtocol = 'openai' | 'anthropic' | 'openai-compatible';
-export const PROVIDER_PROTOCOLS: readonly ProviderProtocol[] = ['openai', 'anthropic', 'openai-compatible'];
+export type ProviderProtocol = 'openai' | 'anthropic' | 'openai-compatible' | 'openai-responses' | 'gemini';
+export const PROVIDER_PROTOCOLS: readonly ProviderProtocol[] = ['openai', 'anthropic', 'openai-compatible', 'openai-responses', 'gemini'];
+/** The protocols the service's own model client speaks (simulated users, judges); the others are for agents, through the gateway. */
+export const CLIENT_PROTOCOLS: readonly ProviderProtocol[] = ['openai', 'anthropic', 'openai-compatible'];
 
 export interface ProviderDefinition {
   /** The key in `providers`. */
@@ -184,6 +186,13 @@ function providerName(shape: ConfigShape, value: unknown, at: string, providers:
     shape.fail(
       at,
       `names the provider "${name}", which is not in providers (${configured.length === 0 ? 'none configured' : `configured: ${configured.join(', ')}`})`,
+    );
+  }
+  // Simulated users and judges call through the service's own model client.
+  if (!CLIENT_PROTOCOLS.includes(providers[name].protocol)) {
+    shape.fail(
+      at,
+      `names the provider "${name}", whose protocol ${providers[name].protocol} only agents use (through the model gateway); use one of ${CLIENT_PROTOCOLS.join(', ')}`,
     );
   }
   return name;

@@ -12,6 +12,7 @@ import type { BatchPlan } from './start-rules';
 export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): void {
   checkRepository(plan.suite.source, 'suite.source.url', policy);
   plan.cases.forEach((evalCase, index) => checkRepository(evalCase.source, `cases[${index}].source.url`, policy));
+  plan.variants.forEach((variant, index) => checkProvider(variant.profile?.provider, `variants[${index}].profile.provider`, policy));
   if (policy.allowUnsandboxed) return;
   plan.variants.forEach((variant, index) => {
     if (policy.driverFor(variant.sandbox) === 'process') {
@@ -27,6 +28,13 @@ export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): v
 /** The variants of a started batch that run as plain processes: logged loudly per batch. */
 export function unsandboxedVariants(plan: BatchPlan, policy: ExecutionPolicy): number[] {
   return plan.variants.flatMap((variant, index) => (policy.driverFor(variant.sandbox) === 'process' ? [index] : []));
+}
+
+/** A profile's provider must be one the server has: its agent reaches it through the model gateway. */
+function checkProvider(provider: string | undefined, where: string, policy: ExecutionPolicy): void {
+  if (provider === undefined || policy.providers.includes(provider)) return;
+  const configured = policy.providers.length === 0 ? 'none is configured' : `configured: ${policy.providers.join(', ')}`;
+  throw new BadRequest(`${where} names the model provider "${provider}", which this server does not have (${configured} in its ASSAY_CONFIG providers).`);
 }
 
 function checkRepository(source: EvalSource | null, where: string, policy: ExecutionPolicy): void {

@@ -71,6 +71,7 @@ function toProfile(profile: VariantDto['profile']): Profile | null {
   if (profile.run !== undefined) result.run = profile.run;
   if (profile.env !== undefined) result.env = { ...profile.env };
   if (profile.files !== undefined) result.files = { ...profile.files };
+  if (profile.provider !== undefined) result.provider = profile.provider;
   return result;
 }
 

@@ -97,6 +97,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
 function executionPolicy(logger: JsonLogger, execution: ExecutionConfig, sandbox: DefaultSandbox, startHoldMs: number): ExecutionPolicy {
   return {
     startHoldMs,
+    providers: Object.keys(execution.providers),
     repositories: execution.repositories,
     allowUnsandboxed: execution.allowUnsandboxed,
     driverFor: (kind) => (kind === null ? sandbox.driver : (execution.sandboxes[kind]?.driver ?? null)),

@@ -18,6 +18,7 @@ const DATA: Record<string, object> = {
   TrialMessageRecorded: { ...ref, entry: { kind: 'message', role: 'user', content: 'hi' } },
   TrialConversationEnded: { ...ref, entry: { kind: 'end', reason: 'done' } },
   TrialPrepared: { ...ref, entry: { kind: 'prepare' } },
+  TrialModelCalled: { ...ref, entry: { _tag: 'model-call' } },
   TrialVerified: { ...ref, passed: true },
   TrialValidated: { ...ref, passed: true },
   TrialScored: { ...ref, status: 'failed', costs: { usd: 0 }, failure: 'the verify failed' },

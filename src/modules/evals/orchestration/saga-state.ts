@@ -80,6 +80,7 @@ const RECORD_ONLY: ReadonlySet<string> = new Set<SagaEvent['type']>([
   'TrialMessageRecorded',
   'TrialConversationEnded',
   'TrialPrepared',
+  'TrialModelCalled',
   'TrialVerified',
   'TrialValidated',
   'TrialLeaseRenewed',

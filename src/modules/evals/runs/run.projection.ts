@@ -94,6 +94,7 @@ const UNSUMMARIZED: ReadonlySet<string> = new Set<TrialEvent['type']>([
   'TrialQueued',
   'TrialMessageRecorded',
   'TrialPrepared',
+  'TrialModelCalled',
   'TrialVerified',
   'TrialValidated',
 ]);

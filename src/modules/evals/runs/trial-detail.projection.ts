@@ -2,12 +2,21 @@ import { Collection, findToRead, ReadStore } from '#infrastructure/read-store/re
 import { Recorded, typedDocumentProjection } from '../../typed-projection';
 import type { TrajectoryEntry } from '#trial-runner';
 import type { ValidationRecord } from '#trial-runner';
-import type { TrialCommandRecorded, TrialConversationEnded, TrialMessageRecorded, TrialPrepared, TrialValidated, TrialVerified } from '../trials/trial.events';
+import type {
+  TrialCommandRecorded,
+  TrialConversationEnded,
+  TrialMessageRecorded,
+  TrialModelCalled,
+  TrialPrepared,
+  TrialValidated,
+  TrialVerified,
+} from '../trials/trial.events';
 import type { TrialDetail } from './trial-view';
 
 export const TRIAL_DETAILS = 'eval_trial_details';
 
-type TrialDetailEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialVerified | TrialValidated;
+type TrialDetailEvent =
+  TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled | TrialVerified | TrialValidated;
 
 type Step =
   | { kind: 'trajectory'; entry: TrajectoryEntry }
@@ -45,7 +54,15 @@ export const trialDetailProjection = typedDocumentProjection<TrialDetailEvent, T
   name: 'eval-trial-details',
   collection: TRIAL_DETAILS,
   indexes: [{ keys: { organization: 1, runId: 1, position: 1 } }],
-  eventTypes: ['TrialCommandRecorded', 'TrialMessageRecorded', 'TrialConversationEnded', 'TrialPrepared', 'TrialVerified', 'TrialValidated'],
+  eventTypes: [
+    'TrialCommandRecorded',
+    'TrialMessageRecorded',
+    'TrialConversationEnded',
+    'TrialPrepared',
+    'TrialModelCalled',
+    'TrialVerified',
+    'TrialValidated',
+  ],
   // The event's id: stable across replays, one document per step.
   documentId: (event) => event.id,
   evolve(document, event, id) {

@@ -87,6 +87,7 @@ export function applyTrialEvent(trial: TrialSummary, event: TrialEvent): TrialSu
     }
     case 'TrialMessageRecorded':
     case 'TrialPrepared':
+    case 'TrialModelCalled':
     case 'TrialVerified':
     case 'TrialValidated':
       return trial;

@@ -137,6 +137,9 @@ export class CaseDto {
   @IsOptional() @IsString() @Length(1, 100000) verify?: string | null;
 }
 
+/** A provider name as ASSAY_CONFIG writes it. */
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
 export class ProfileDto {
   @IsOptional() @IsString() @Length(1, 200) name?: string;
   @IsOptional() @IsString() @Length(1, 100000) install?: string;
@@ -145,6 +148,10 @@ export class ProfileDto {
   @IsStringRecord({ keyPattern: PROFILE_ENV_NAME, keyRule: PROFILE_ENV_RULE })
   env?: Record<string, string>;
   @IsOptional() @IsStringRecord() files?: Record<string, string>;
+  @IsOptional()
+  @IsString()
+  @Matches(PROVIDER_NAME, { message: 'must name a provider of the server (ASSAY_CONFIG providers): 1 to 63 of letters, digits, ".", "_" and "-"' })
+  provider?: string;
 }
 
 export class CredentialsDto {

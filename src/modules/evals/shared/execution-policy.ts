@@ -20,6 +20,8 @@ export interface ExecutionPolicy {
    * ASSAY_TRIAL_LEASE_MS): a slot still unstarted after it belongs to a start that died.
    */
   startHoldMs: number;
+  /** The model providers configured (ASSAY_CONFIG providers), which a profile's `provider` may name. */
+  providers: string[];
 }
 
 export const EXECUTION_POLICY = Symbol('ExecutionPolicy');
@@ -32,4 +34,5 @@ export const STRICT_EXECUTION_POLICY: ExecutionPolicy = {
   warnUnsandboxed: () => undefined,
   defaultUserModel: DEFAULT_USER_MODEL,
   startHoldMs: 30_000,
+  providers: [],
 };

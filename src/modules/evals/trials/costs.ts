@@ -1,9 +1,9 @@
 import type { TrialUsage } from '#trial-runner';
 import type { UserModelUse } from '#trial-runner';
-import type { JudgeModelUse } from '#trial-runner';
+import type { AgentModelUse, JudgeModelUse } from '#trial-runner';
 import { findModel } from '../models/model-catalogue';
 
-export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge';
+export type CostClassification = 'actual' | 'allocated' | 'estimate' | 'included' | 'managed' | 'unknown' | 'simulated-user' | 'judge' | 'model';
 export type CostComponentName = 'harness' | 'model' | 'sandbox' | 'platform' | 'judge' | 'user';
 
 export interface CostComponent {
@@ -35,6 +35,8 @@ export interface TrialCostInput {
   userModel?: UserModelUse | null;
   /** The LLM judge's model calls (absent or null: none was made). */
   judgeModel?: JudgeModelUse | null;
+  /** The agent's calls through the model gateway (absent or null: the agent did not use the gateway). */
+  agentModel?: AgentModelUse | null;
 }
 
 const REMOTE_SANDBOX = /^sandbox_kind_\d$/;
@@ -59,7 +61,8 @@ export function trialCosts(input: TrialCostInput): CostRecord {
   return totals(components);
 }
 
-function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
+function modelCost({ harness, model, usage, agentModel }: TrialCostInput): CostComponent {
+  if (agentModel) return gatewayCost(agentModel);
   if (harness === 'command' && !usage) {
     return {
       component: 'model',
@@ -89,6 +92,25 @@ function modelCost({ harness, model, usage }: TrialCostInput): CostComponent {
     source: 'model-catalogue',
     explanation: `Estimated from the reported token usage at ${entry.displayName}'s list prices.`,
     detail: { model, usage, prices },
+  };
+}
+
+/**
+ * The agent's calls through the model gateway, metered by the service itself: a class of their
+ * own (`model`), priced from the configuration's price table (an estimate); a model without a
+ * price leaves the record incomplete.
+ */
+function gatewayCost(use: AgentModelUse): CostComponent {
+  const { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens, usd } = use;
+  const called = `${calls} model call${calls === 1 ? '' : 's'} through the gateway to ${provider}${models.length > 0 ? ` (${models.join(', ')})` : ''}`;
+  return {
+    component: 'model',
+    classification: 'model',
+    usd: usd === null ? null : round(usd),
+    source: 'gateway',
+    explanation:
+      usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Metered: ${called}, at the configured prices.`,
+    detail: { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
   };
 }
 
@@ -175,7 +197,7 @@ function totals(components: CostComponent[]): CostRecord {
     knownActualUsd: sum('actual'),
     allocatedUsd: sum('allocated'),
     // The simulated user's and the judge's prices come from the configuration's table: estimates too.
-    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user') + sum('judge')),
+    estimatedEquivalentUsd: round(sum('estimate') + sum('simulated-user') + sum('judge') + sum('model')),
     incomplete: components.some((c) => c.classification === 'unknown' || (MODEL_CALLS.has(c.classification) && c.usd === null)),
     components,
     laterComponents: [],
@@ -213,7 +235,7 @@ function addCosts(records: readonly CostRecord[], counted: (component: CostCompo
 }
 
 /** The classes of the service's own model calls (priced from the configuration, counted in tokens). */
-const MODEL_CALLS: ReadonlySet<CostClassification> = new Set(['simulated-user', 'judge']);
+const MODEL_CALLS: ReadonlySet<CostClassification> = new Set(['simulated-user', 'judge', 'model']);
 
 const USER_COUNTS = ['calls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'totalTokens'] as const;
 

@@ -40,8 +40,13 @@ export function trialSpec(batch: BatchStarted['data'], run: PlannedRun, trialId:
 /** The connector integrations whose keys serve model providers (the simulated user, judges). */
 export const MODEL_PROVIDER_INTEGRATIONS = ['openai', 'anthropic', 'openai-compatible'] as const;
 
-/** Whether the service calls a model provider for this run's trials: a simulated user, or a judge. */
+/**
+ * Whether this run's trials need the keys of model providers: a simulated user or a judge calls
+ * one, and an agent that reaches its model through the gateway (an agent harness, whose driver may
+ * name a provider, or a profile that names one) has its calls forwarded with one.
+ */
 export function callsModelProviders(batch: BatchStarted['data'], run: PlannedRun): boolean {
+  if (run.variant.harness !== 'command' || run.variant.profile?.provider !== undefined) return true;
   const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
   const validator: unknown = evalCase?.validator;
   const judged = typeof validator === 'object' && validator !== null && 'kind' in validator && validator.kind === 'judge';
@@ -64,7 +69,7 @@ export function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: 
     filesChanged: outcome.filesChanged,
     artifacts: outcome.artifacts,
     usage: outcome.usage,
-    costs: trialCosts({ ...costInput, usage: outcome.usage, judgeModel: outcome.judgeModel ?? null }),
+    costs: trialCosts({ ...costInput, usage: outcome.usage, judgeModel: outcome.judgeModel ?? null, agentModel: outcome.agentModel ?? null }),
     harnessVersion: outcome.harnessVersion,
     sandboxDriver: outcome.sandboxDriver ?? null,
   };
@@ -76,6 +81,7 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     if (entry._tag === 'message') return { type: 'TrialMessageRecorded', data: { ...ref, entry } };
     if (entry._tag === 'conversation') return { type: 'TrialConversationEnded', data: { ...ref, entry } };
     if (entry._tag === 'prepare') return { type: 'TrialPrepared', data: { ...ref, entry } };
+    if (entry._tag === 'model-call') return { type: 'TrialModelCalled', data: { ...ref, entry } };
     return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
   });
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: merged(ref, step) });

@@ -1,5 +1,13 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
-import type { TrajectoryCommand, TrajectoryConversation, TrajectoryMessage, TrajectoryPrepare, TrialArtifact, TrialUsage } from '#trial-runner';
+import type {
+  TrajectoryCommand,
+  TrajectoryConversation,
+  TrajectoryMessage,
+  TrajectoryModelCall,
+  TrajectoryPrepare,
+  TrialArtifact,
+  TrialUsage,
+} from '#trial-runner';
 import type { ValidationRecord } from '#trial-runner';
 import type { CostRecord } from './costs';
 
@@ -45,6 +53,8 @@ export type TrialCommandRecorded = DomainEvent<'TrialCommandRecorded', TrialRef 
 export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef & { entry: TrajectoryMessage }>;
 /** The conversation's end: how many agent turns ran and why it ended. */
 export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', TrialRef & { entry: TrajectoryConversation }>;
+/** A call the agent made to its model through the model gateway, metered by the service (an entry of the trajectory). */
+export type TrialModelCalled = DomainEvent<'TrialModelCalled', TrialRef & { entry: TrajectoryModelCall }>;
 /** The case's prepare ran before the first agent turn (an entry of the trajectory). */
 export type TrialPrepared = DomainEvent<'TrialPrepared', TrialRef & { entry: TrajectoryPrepare }>;
 /** One validation record of the trial's validator, in index order, before the verdict. */
@@ -64,13 +74,14 @@ export type TrialEvent =
   | TrialMessageRecorded
   | TrialConversationEnded
   | TrialPrepared
+  | TrialModelCalled
   | TrialVerified
   | TrialValidated
   | TrialScored
   | TrialVoided;
 
 /** The events whose `entry` is a trajectory entry, in the order the trial recorded them. */
-export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared;
+export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled;
 
 export const TRIAL_EVENT_TYPES = [
   'TrialQueued',
@@ -79,6 +90,7 @@ export const TRIAL_EVENT_TYPES = [
   'TrialMessageRecorded',
   'TrialConversationEnded',
   'TrialPrepared',
+  'TrialModelCalled',
   'TrialVerified',
   'TrialValidated',
   'TrialScored',

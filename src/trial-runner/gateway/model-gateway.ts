@@ -1,0 +1,334 @@
+import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TrajectoryModelCall } from '../contract';
+import type { ProviderDefinition } from '../providers/provider-config';
+import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
+
+/** The largest request body the gateway forwards: far above any model call's, far below memory's limits. */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** How much of a whole (non-streamed) answer is kept to read its usage; the answer itself passes whatever its size. */
+const MAX_USAGE_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Request headers never forwarded: the hop's own, and every header that could carry the trial's token. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+  'accept-encoding',
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'proxy-authorization',
+  'cookie',
+]);
+/** Answer headers passed back: what clients read (type, ids, rate limits, retry hints). */
+const PASSED_RESPONSE_HEADER = /^(content-type|retry-after|retry-after-ms|x-request-id|request-id|openai-.*|anthropic-.*|x-ratelimit-.*)$/i;
+
+/** What one trial may call: its provider, with the real key, which never leaves the gateway. */
+export interface GrantTerms {
+  trialId: string;
+  provider: ProviderDefinition;
+  apiKey: string;
+  /** Per call, streamed answers included. */
+  timeoutMs: number;
+}
+
+/**
+ * One trial's access to its model: a URL and a token of its own. The token is valid until the
+ * grant is revoked (the trial ended), for the grant's provider only.
+ */
+export interface GatewayGrant {
+  readonly url: string;
+  readonly token: string;
+  readonly provider: ProviderDefinition;
+  /** The calls made so far, in the order they finished. */
+  readonly calls: readonly TrajectoryModelCall[];
+  /** The provider failures the gateway saw (5xx, unreachable, timed out, a refused key), in order. */
+  readonly failures: readonly string[];
+  /** The provider refused the key (HTTP 401 or 403). */
+  readonly keyRefused: boolean;
+  /** The agent's turn the calls from now on belong to. */
+  turn: number;
+  revoke(): void;
+}
+
+interface LiveGrant extends GatewayGrant {
+  readonly terms: GrantTerms;
+  calls: TrajectoryModelCall[];
+  failures: string[];
+  keyRefused: boolean;
+  revoked: boolean;
+}
+
+/**
+ * The model gateway: an HTTP server on a loopback port of this process that speaks the
+ * providers' own protocols (OpenAI chat completions and Responses, Anthropic messages, Gemini)
+ * at their own paths. A trial's agent is given the gateway's origin and a token of its own; the
+ * gateway swaps the token for the provider's real key and forwards the call upstream, passing
+ * the answer back as it arrives (server-sent events chunk by chunk), and meters each call from the
+ * protocol's usage fields. The real key never reaches the trial.
+ */
+export class ModelGateway {
+  private readonly grants = new Map<string, LiveGrant>();
+  private readonly upstreams = new Set<AbortController>();
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<ModelGateway> {
+    const handler: { gateway: ModelGateway | null } = { gateway: null };
+    const server = http.createServer((request, response) => void handler.gateway?.handle(request, response));
+    // Agents keep connections open between calls; the gateway closes idle ones quietly.
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    server.unref();
+    const { port } = server.address() as AddressInfo;
+    const gateway = new ModelGateway(server, `http://127.0.0.1:${port}`);
+    handler.gateway = gateway;
+    return gateway;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** A new token for one trial's calls to its provider. */
+  grant(terms: GrantTerms): GatewayGrant {
+    const token = `assay-gw-${randomBytes(24).toString('base64url')}`;
+    const grants = this.grants;
+    const grant: LiveGrant = {
+      url: this.url,
+      token,
+      terms,
+      provider: terms.provider,
+      calls: [],
+      failures: [],
+      keyRefused: false,
+      revoked: false,
+      turn: 1,
+      revoke() {
+        grant.revoked = true;
+        grants.delete(token);
+      },
+    };
+    this.grants.set(token, grant);
+    return grant;
+  }
+
+  async close(): Promise<void> {
+    for (const upstream of this.upstreams) upstream.abort();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://gateway');
+    const route = routeOf(url.pathname);
+    if (request.method !== 'POST' || route === null) {
+      request.resume();
+      answerError(response, route?.protocol ?? 'openai-chat', 404, `The model gateway serves no ${request.method ?? ''} ${url.pathname}.`);
+      return;
+    }
+    const token = presentedToken(request.headers, url.searchParams);
+    const grant = token === null ? undefined : this.grants.get(token);
+    if (grant === undefined) {
+      request.resume();
+      const why = token === null ? 'No API key was given.' : "This API key is not valid: a trial's key is valid only while the trial runs.";
+      answerError(response, route.protocol, 401, why);
+      return;
+    }
+    if (!serves(grant.provider, route.protocol)) {
+      request.resume();
+      answerError(
+        response,
+        route.protocol,
+        401,
+        `This API key is for the provider "${grant.provider.name}" (${grant.provider.protocol}), which does not speak this protocol.`,
+      );
+      return;
+    }
+    const body = await readBody(request);
+    if (body === null) {
+      answerError(response, route.protocol, 413, `The request body exceeds ${MAX_REQUEST_BYTES} bytes.`);
+      return;
+    }
+    await this.forward(grant, route, url.search, request, body, response);
+  }
+
+  private async forward(
+    grant: LiveGrant,
+    route: Route,
+    search: string,
+    request: http.IncomingMessage,
+    raw: Buffer,
+    response: http.ServerResponse,
+  ): Promise<void> {
+    const startedAtMillis = Date.now();
+    const turn = grant.turn;
+    const parsed = parseJson(raw);
+    const model = route.pathModel ?? (typeof parsed?.model === 'string' ? parsed.model : '');
+    const stream = route.pathStreams || parsed?.stream === true;
+    let body = raw;
+    if (route.protocol === 'openai-chat' && stream && parsed !== null && !isObject(parsed.stream_options)) {
+      // The usage of a streamed chat completion comes in a last chunk only when asked for.
+      body = Buffer.from(JSON.stringify({ ...parsed, stream_options: { include_usage: true } }));
+    }
+    // A provider that needs no key (a local model server) gets none.
+    const auth = grant.terms.apiKey === '' ? {} : upstreamAuth(route.protocol, grant.terms.apiKey);
+    const headers: Record<string, string> = { 'accept-encoding': 'identity', ...auth };
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || DROPPED_REQUEST_HEADERS.has(name)) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const query = new URLSearchParams(search);
+    query.delete('key');
+    const target = upstreamUrl(grant.provider, route, query.size > 0 ? `?${query.toString()}` : '');
+    const abort = new AbortController();
+    this.upstreams.add(abort);
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${grant.terms.timeoutMs} ms`)), grant.terms.timeoutMs);
+    // The agent hung up: the upstream call is not paid for any longer than it must.
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('the agent closed the connection'));
+    });
+    const record = (status: number, usage: CallUsage | null, firstTokenMs: number | null) => {
+      grant.calls.push({
+        _tag: 'model-call',
+        provider: grant.provider.name,
+        model,
+        protocol: route.protocol,
+        turn,
+        stream,
+        status,
+        startedAtMillis,
+        finishedAtMillis: Date.now(),
+        firstTokenMs,
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        cacheReadTokens: usage?.cacheReadTokens ?? 0,
+        cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+      });
+    };
+    try {
+      let upstream: Response;
+      try {
+        upstream = await fetch(target, { method: 'POST', headers, body, signal: abort.signal });
+      } catch (error) {
+        const reason = abort.signal.aborted ? abortReason(abort.signal) : causeOf(error);
+        grant.failures.push(`the provider "${grant.provider.name}" could not be reached: ${reason}`);
+        answerError(response, route.protocol, 502, `The provider "${grant.provider.name}" could not be reached: ${reason}.`);
+        record(502, null, null);
+        return;
+      }
+      if (upstream.status >= 500) grant.failures.push(`the provider "${grant.provider.name}" answered HTTP ${upstream.status}`);
+      if (upstream.status === 401 || upstream.status === 403) {
+        grant.keyRefused = true;
+        grant.failures.push(`the provider "${grant.provider.name}" refused its key (HTTP ${upstream.status})`);
+      }
+      const passed: Record<string, string> = {};
+      upstream.headers.forEach((value, name) => {
+        if (PASSED_RESPONSE_HEADER.test(name)) passed[name] = value;
+      });
+      response.writeHead(upstream.status, passed);
+      const events = stream && upstream.ok ? new StreamUsage(route.protocol) : null;
+      const whole: Buffer[] = [];
+      let kept = 0;
+      let firstTokenMs: number | null = null;
+      try {
+        if (upstream.body !== null) {
+          for await (const piece of upstream.body) {
+            const chunk = Buffer.from(piece as Uint8Array);
+            firstTokenMs ??= Date.now() - startedAtMillis;
+            response.write(chunk);
+            if (events) events.push(chunk);
+            else if (kept + chunk.length <= MAX_USAGE_BODY_BYTES) {
+              whole.push(chunk);
+              kept += chunk.length;
+            }
+          }
+        }
+      } catch (error) {
+        const reason = abort.signal.aborted ? abortReason(abort.signal) : causeOf(error);
+        if (!response.destroyed) grant.failures.push(`the provider "${grant.provider.name}" broke off its answer: ${reason}`);
+        response.destroy();
+        record(upstream.status, events?.usage ?? null, firstTokenMs);
+        return;
+      }
+      response.end();
+      const usage = events ? events.usage : upstream.ok ? usageOfBody(route.protocol, parseJson(Buffer.concat(whole))) : null;
+      record(upstream.status, usage, stream ? firstTokenMs : null);
+    } finally {
+      clearTimeout(timer);
+      this.upstreams.delete(abort);
+    }
+  }
+}
+
+/** The gateway of this process, started on first use: the server's trials and the CLI's local mode share it. */
+let shared: Promise<ModelGateway> | null = null;
+
+export function sharedModelGateway(): Promise<ModelGateway> {
+  shared ??= ModelGateway.start().catch((error: unknown) => {
+    shared = null;
+    throw error;
+  });
+  return shared;
+}
+
+function answerError(response: http.ServerResponse, protocol: WireProtocol, status: number, message: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(errorBody(protocol, status, message)));
+}
+
+async function readBody(request: http.IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) {
+      request.resume();
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(raw: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : 'aborted';
+}
+
+/** What a failed fetch says, down to its cause (ECONNREFUSED, a timeout…). */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,198 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startBody, waitForBatch } from '../support/evals';
+import { FakeProvider, startFakeProvider } from '../support/fake-provider';
+import { ChildServer, filesUnder, INIT_KEY, startChild, tempDir } from '../support/servers';
+
+const REAL_KEY = 'sk-real-provider-key-0f9e8d7c6b5a';
+
+/** An agent: one chat completion through the gateway, the answer written to out.txt; it prints the gateway it was given. */
+const AGENT = String.raw`
+import json, os, sys, urllib.request, urllib.error
+base, token = os.environ['ASSAY_MODEL_BASE_URL'], os.environ['ASSAY_MODEL_API_KEY']
+print('GATEWAY', base, token)
+print('KEY-IN-ENV' if any('sk-real-provider-key' in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
+stream = os.environ.get('AGENT_STREAM') == '1'
+body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
+request = urllib.request.Request(base + '/v1/chat/completions', data=json.dumps(body).encode(), headers={'authorization': 'Bearer ' + token, 'content-type': 'application/json'})
+try:
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        text = answer.read().decode()
+except urllib.error.HTTPError as error:
+    print('HTTP', error.code, error.read().decode())
+    sys.exit(1)
+if stream:
+    chunks = [json.loads(line[5:]) for line in text.splitlines() if line.startswith('data:') and line[5:].strip() != '[DONE]']
+    content = ''.join(chunk['choices'][0]['delta'].get('content') or '' for chunk in chunks if chunk['choices'])
+else:
+    content = json.loads(text)['choices'][0]['message']['content']
+open('out.txt', 'w').write(content)
+`;
+
+function config(fake: FakeProvider): string {
+  const file = path.join(tempDir(), 'assay.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'allowUnsandboxed: true',
+      'sandboxes:',
+      '  sandbox_kind_1: { driver: process }',
+      'providers:',
+      `  fake: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  other: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      'prices:',
+      '  fake-model: { inputPerMTok: 1, outputPerMTok: 2 }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function agentBody(extraEnv: Record<string, string> = {}): Record<string, any> {
+  return startBody({
+    cases: [{ id: 'say-hello', variables: { word: 'hello' }, verify: 'grep -q "hello from the model" out.txt' }],
+    variants: [
+      {
+        harness: 'command',
+        model: 'fake-model',
+        sandbox: 'sandbox_kind_1',
+        profile: { provider: 'fake', files: { 'agent.py': AGENT }, env: extraEnv, run: 'python3 agent.py' },
+      },
+    ],
+  });
+}
+
+/** What the trial printed of its gateway: the URL and the token it was given. */
+function gatewayOf(trial: any): { url: string; token: string } {
+  const output = trial.trajectory
+    .filter((entry: any) => entry._tag === 'command')
+    .map((entry: any) => entry.output as string)
+    .join('\n');
+  const match = /GATEWAY (\S+) (\S+)/.exec(output);
+  if (!match) throw new Error(`the agent printed no gateway:\n${output}`);
+  return { url: match[1], token: match[2] };
+}
+
+/**
+ * The model gateway, over real HTTP with a local fake provider: the agent is given a gateway URL
+ * and a token of its own, never the provider's key; the gateway swaps the token for the key,
+ * forwards the call, and meters it into the trial's trajectory, usage and costs.
+ */
+describe('the model gateway', () => {
+  let fake: FakeProvider;
+  let server: ChildServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+    dataDir = tempDir();
+    server = await startChild({
+      ASSAY_DATA_DIR: dataDir,
+      ASSAY_INIT_ORG: 'acme',
+      ASSAY_INIT_API_KEY: INIT_KEY,
+      ASSAY_CONFIG: config(fake),
+      FAKE_PROVIDER_KEY: REAL_KEY,
+    });
+  });
+
+  afterAll(async () => {
+    await server.stop();
+    await fake.close();
+  });
+
+  it.each([
+    ['a whole answer', {}, false],
+    ['a streamed answer', { AGENT_STREAM: '1' }, true],
+  ])('%s: the agent passes through the gateway, and its usage, trajectory and cost are what the provider reported', async (_name, env, stream) => {
+    fake.answer({ text: 'hello from the model', usage: { input: 1200, output: 300 } });
+    const before = fake.requests.length;
+    const started = await server.client.call('evals.batches.start', agentBody(env));
+    expect(started.status).toBe(200);
+    const batch = await waitForBatch(server.client, started.body.id);
+    const trial = batch.runs[0].trials[0];
+    expect([trial.status, trial.failure]).toEqual(['passed', null]);
+
+    const calls = trial.trajectory.filter((entry: any) => entry._tag === 'model-call');
+    expect(calls).toEqual([
+      expect.objectContaining({
+        provider: 'fake',
+        model: 'fake-model',
+        protocol: 'openai-chat',
+        turn: 1,
+        stream,
+        status: 200,
+        inputTokens: 1200,
+        outputTokens: 300,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      }),
+    ]);
+    expect(calls[0].finishedAtMillis).toBeGreaterThanOrEqual(calls[0].startedAtMillis);
+    if (stream) expect(calls[0].firstTokenMs).toEqual(expect.any(Number));
+    else expect(calls[0].firstTokenMs).toBeNull();
+    expect(trial.usage).toMatchObject({ inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 1500 });
+    const model = trial.costs.components.find((component: any) => component.component === 'model');
+    // 1,200 input tokens at $1 and 300 output tokens at $2 a million.
+    expect(model).toMatchObject({ classification: 'model', source: 'gateway', usd: 0.0018, detail: expect.objectContaining({ provider: 'fake', calls: 1 }) });
+
+    // The provider got the real key; the agent had only its token.
+    const forwarded = fake.requests.slice(before);
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0].headers.authorization).toBe(`Bearer ${REAL_KEY}`);
+    if (stream) expect(forwarded[0].body.stream_options).toEqual({ include_usage: true });
+    const output = trial.trajectory.find((entry: any) => entry._tag === 'command').output;
+    expect(output).toContain('NO-KEY-IN-ENV');
+    const { url, token } = gatewayOf(trial);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(token).not.toContain(REAL_KEY);
+    expect(Buffer.from(token.replace(/^assay-gw-/, ''), 'base64url').length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('refuses a token after its trial, a made-up token and no token with 401 in the protocol shape', async () => {
+    const started = await server.client.call('evals.batches.start', agentBody());
+    const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+    const { url, token } = gatewayOf(trial);
+    const call = (headers: Record<string, string>, route = '/v1/chat/completions') =>
+      fetch(url + route, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'fake-model', messages: [] }),
+      });
+
+    const tries: Array<Record<string, string>> = [{ authorization: `Bearer ${token}` }, { authorization: 'Bearer assay-gw-made-up' }, {}];
+    for (const headers of tries) {
+      const answer = await call(headers);
+      expect(answer.status).toBe(401);
+      expect(await answer.json()).toEqual({ error: expect.objectContaining({ type: 'invalid_api_key', message: expect.any(String) }) });
+    }
+    const anthropic = await call({ 'x-api-key': 'assay-gw-made-up', 'anthropic-version': '2023-06-01' }, '/v1/messages');
+    expect(anthropic.status).toBe(401);
+    expect(await anthropic.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: expect.any(String) } });
+  });
+
+  it('a provider that fails during a trial the agent then fails voids the trial, naming the provider', async () => {
+    fake.answer({ status: 500, error: 'the model is down' }, { status: 500, error: 'the model is down' }, { status: 500, error: 'the model is down' });
+    const started = await server.client.call('evals.batches.start', agentBody());
+    const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+    expect(trial.status).toBe('void');
+    expect(trial.failure).toBe('the model provider failed: the provider "fake" answered HTTP 500');
+    expect(trial.trajectory.filter((entry: any) => entry._tag === 'model-call').map((entry: any) => entry.status)).toEqual([500]);
+  });
+
+  it('refuses a profile naming a provider the server does not have, with 400 naming it', async () => {
+    const body = agentBody();
+    body.variants[0].profile.provider = 'nowhere';
+    const answer = await server.client.call('evals.batches.start', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toContain('variants[0].profile.provider names the model provider "nowhere"');
+    const bad = agentBody();
+    bad.variants[0].profile.provider = 'not a name!';
+    expect((await server.client.call('evals.batches.start', bad)).status).toBe(400);
+  });
+
+  it('the real key is nowhere the service keeps or shows: the event log, the blobs, the server log', () => {
+    const found = filesUnder(dataDir).filter((file) => fs.statSync(file).isFile() && fs.readFileSync(file).includes(REAL_KEY));
+    expect(found).toEqual([]);
+    expect(server.output()).not.toContain(REAL_KEY);
+  });
+});
