@@ -2,7 +2,8 @@ import type { HostLookup } from './clone-guard';
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
 import { LimitHit, limitHit } from './limit-hits';
-import type { SandboxDriver, SandboxLaunchOptions } from './sandbox/sandbox-driver';
+import { GATEWAY_FORWARDER, GATEWAY_SOCKET, SandboxDriver, SandboxLaunchOptions } from './sandbox/sandbox-driver';
+import * as path from 'node:path';
 import { CommandResult, runCommand } from './sandbox/sandboxed-command';
 import { SandboxSession } from './sandbox/sandbox-session';
 import { fitsSession } from './sandbox/session-protocol';
@@ -162,7 +163,7 @@ export class TrialSession {
    * host, and a command or environment a step file cannot carry unchanged get a sandbox of their
    * own), else in a sandbox of its own as before sessions.
    */
-  private async runInSandbox(command: string, options: StepOptions, collector: OutputCollector): Promise<CommandResult> {
+  private async runInSandbox(given: string, options: StepOptions, collector: OutputCollector): Promise<CommandResult> {
     const launchOptions: SandboxLaunchOptions = {
       trialDir: this.directory.root,
       workspace: this.directory.workspace,
@@ -170,12 +171,20 @@ export class TrialSession {
       privateTmp: options.cloneAccess !== true,
       user: this.sandbox.user,
       limits: this.settings.config.limits,
+      gateway: this.gatewayMounts(),
     };
+    const command = launchOptions.network || launchOptions.gateway === null ? given : forwardingFirst(given, this.gateway?.port ?? 0);
     const stdin = options.stdin ?? null;
     const session = fitsSession(command, options.env) && launchOptions.privateTmp ? await this.session() : null;
     if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });
     const launch = this.sandbox.driver.launch(command, launchOptions);
     return runCommand({ launch, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector, clock: this.settings.clock });
+  }
+
+  /** What a bubblewrap sandbox without a network binds to reach the gateway; null without a gateway or with a network. */
+  private gatewayMounts(): { socket: string; forwarder: string } | null {
+    if (this.gateway === null || this.sandbox.driver.name !== 'bubblewrap' || this.sandbox.network) return null;
+    return { socket: this.gateway.socket, forwarder: GATEWAY_FORWARDER_SOURCE };
   }
 
   /** The running session, or a new one when the last was killed (a timeout) or there was none. */
@@ -195,6 +204,7 @@ export class TrialSession {
       privateTmp: true,
       user: this.sandbox.user,
       limits: this.settings.config.limits,
+      gateway: this.gatewayMounts(),
     };
     const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
     return launch === null ? null : SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });
@@ -333,4 +343,17 @@ function agentModelUse(gateway: GatewayGrant, prices: Record<string, ModelPrice>
     totalTokens,
     usd,
   };
+}
+
+/** The forwarder as shipped beside the gateway (copied into the build). */
+const GATEWAY_FORWARDER_SOURCE = path.join(__dirname, 'gateway', 'forwarder.py');
+
+/**
+ * The command, after the forwarder that serves the gateway on the sandbox's own loopback: it
+ * returns once it listens, so the command finds the gateway's URL answering. A forwarder that
+ * cannot start fails the command before it runs, saying so.
+ */
+function forwardingFirst(command: string, port: number): string {
+  // The sandbox's own python3, found on the trial's PATH among the system paths it sees.
+  return `python3 ${GATEWAY_FORWARDER} ${port} ${GATEWAY_SOCKET} || { echo "assay: the model gateway could not be served in the sandbox (python3 is needed)" >&2; exit 125; }\n${command}`;
 }

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
+import { describeWithBubblewrap } from '../support/bubblewrap';
 import { startBody, waitForBatch } from '../support/evals';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ChildServer, filesUnder, INIT_KEY, startChild, tempDir } from '../support/servers';
@@ -11,7 +13,8 @@ const AGENT = String.raw`
 import json, os, sys, urllib.request, urllib.error
 base, token = os.environ['ASSAY_MODEL_BASE_URL'], os.environ['ASSAY_MODEL_API_KEY']
 print('GATEWAY', base, token)
-print('KEY-IN-ENV' if any('sk-real-provider-key' in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
+needle = 'sk-real-' + 'provider-key'  # split, so that this file does not hold it
+print('KEY-IN-ENV' if any(needle in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
 stream = os.environ.get('AGENT_STREAM') == '1'
 body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
 request = urllib.request.Request(base + '/v1/chat/completions', data=json.dumps(body).encode(), headers={'authorization': 'Bearer ' + token, 'content-type': 'application/json'})
@@ -37,6 +40,7 @@ function config(fake: FakeProvider): string {
       'allowUnsandboxed: true',
       'sandboxes:',
       '  sandbox_kind_1: { driver: process }',
+      '  sandbox_kind_2: { driver: bubblewrap }',
       'providers:',
       `  fake: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  other: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
@@ -48,18 +52,65 @@ function config(fake: FakeProvider): string {
   return file;
 }
 
-function agentBody(extraEnv: Record<string, string> = {}): Record<string, any> {
+/**
+ * Run after the agent inside the sandbox: which other destinations it can connect to, and where
+ * the real key can be read (every process's environment and command line, the trial's own files,
+ * /tmp and /run).
+ */
+const PROBE = String.raw`
+import json, os, socket
+def reachable(host, port):
+    probe = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
+    probe.settimeout(2)
+    try:
+        probe.connect((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+targets = [('127.0.0.1', int(port)) for port in os.environ['PROBE_PORTS'].split(',')]
+targets += [(host, 80) for host in os.environ['PROBE_HOSTS'].split(',') if host]
+print('PROBES ' + json.dumps({'%s:%d' % target: reachable(*target) for target in targets}))
+needle = b'sk-real-' + b'provider-key'  # split, so that this file does not hold it
+found = []
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    for name in ('environ', 'cmdline'):
+        try:
+            if needle in open('/proc/%s/%s' % (pid, name), 'rb').read():
+                found.append('/proc/%s/%s' % (pid, name))
+        except OSError:
+            pass
+for top in {os.environ['HOME'], os.getcwd(), '/tmp', '/run', os.environ.get('TMPDIR', '/tmp')}:
+    for directory, _, files in os.walk(top):
+        for name in files:
+            try:
+                if needle in open(os.path.join(directory, name), 'rb').read():
+                    found.append(os.path.join(directory, name))
+            except OSError:
+                pass
+print('KEY-FOUND ' + json.dumps(found))
+`;
+
+function agentBody(extraEnv: Record<string, string> = {}, sandbox = 'sandbox_kind_1'): Record<string, any> {
   return startBody({
     cases: [{ id: 'say-hello', variables: { word: 'hello' }, verify: 'grep -q "hello from the model" out.txt' }],
     variants: [
       {
         harness: 'command',
         model: 'fake-model',
-        sandbox: 'sandbox_kind_1',
-        profile: { provider: 'fake', files: { 'agent.py': AGENT }, env: extraEnv, run: 'python3 agent.py' },
+        sandbox,
+        profile: { provider: 'fake', files: { 'agent.py': AGENT, 'probe.py': PROBE }, env: extraEnv, run: 'python3 agent.py && python3 probe.py' },
       },
     ],
   });
+}
+
+/** The host's addresses other than loopback: a sandbox without a network must reach none. */
+function hostAddresses(): string[] {
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .flatMap((entry) => (entry && !entry.internal && !entry.address.startsWith('fe80') ? [entry.address] : []));
 }
 
 /** What the trial printed of its gateway: the URL and the token it was given. */
@@ -171,7 +222,8 @@ describe('the model gateway', () => {
   });
 
   it('a provider that fails during a trial the agent then fails voids the trial, naming the provider', async () => {
-    fake.answer({ status: 500, error: 'the model is down' }, { status: 500, error: 'the model is down' }, { status: 500, error: 'the model is down' });
+    // The agent makes one call, and fails when it is refused.
+    fake.answer({ status: 500, error: 'the model is down' });
     const started = await server.client.call('evals.batches.start', agentBody());
     const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
     expect(trial.status).toBe('void');
@@ -188,6 +240,31 @@ describe('the model gateway', () => {
     const bad = agentBody();
     bad.variants[0].profile.provider = 'not a name!';
     expect((await server.client.call('evals.batches.start', bad)).status).toBe(400);
+  });
+
+  describeWithBubblewrap('under bubblewrap without a network', () => {
+    it('the agent reaches its model at the same loopback URL, and nothing else; the real key is nowhere inside', async () => {
+      fake.answer({ text: 'hello from the model', usage: { input: 40, output: 4 } });
+      const ports = [new URL(server.url).port, new URL(fake.url).port, '1', '9'].join(',');
+      const body = agentBody({ PROBE_PORTS: ports, PROBE_HOSTS: hostAddresses().join(',') }, 'sandbox_kind_2');
+      const started = await server.client.call('evals.batches.start', body);
+      expect(started.status).toBe(200);
+      const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+      const output = trial.trajectory
+        .filter((entry: any) => entry._tag === 'command')
+        .map((entry: any) => entry.output as string)
+        .join('\n');
+      expect([trial.status, trial.failure, trial.sandboxDriver ?? 'bubblewrap']).toEqual(['passed', null, 'bubblewrap']);
+      expect(trial.trajectory.filter((entry: any) => entry._tag === 'model-call')).toEqual([
+        expect.objectContaining({ status: 200, inputTokens: 40, outputTokens: 4 }),
+      ]);
+      const probes = JSON.parse(/PROBES (.*)/.exec(output)![1]);
+      expect(Object.keys(probes).length).toBeGreaterThanOrEqual(4);
+      expect(Object.entries(probes).filter(([, reached]) => reached)).toEqual([]);
+      expect(JSON.parse(/KEY-FOUND (.*)/.exec(output)![1])).toEqual([]);
+      expect(output).toContain('NO-KEY-IN-ENV');
+      expect(gatewayOf(trial).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    });
   });
 
   it('the real key is nowhere the service keeps or shows: the event log, the blobs, the server log', () => {

@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { TrajectoryModelCall } from '../contract';
 import type { ProviderDefinition } from '../providers/provider-config';
 import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
+
+const SOCKET_NAME = 'gateway.sock';
 
 /** The largest request body the gateway forwards: far above any model call's, far below memory's limits. */
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -46,6 +51,10 @@ export interface GrantTerms {
  */
 export interface GatewayGrant {
   readonly url: string;
+  /** The gateway's loopback port, which a sandbox without a network forwards to `socket`. */
+  readonly port: number;
+  /** The gateway's unix socket, bound into sandboxes without a network. */
+  readonly socket: string;
   readonly token: string;
   readonly provider: ProviderDefinition;
   /** The calls made so far, in the order they finished. */
@@ -81,21 +90,43 @@ export class ModelGateway {
 
   private constructor(
     private readonly server: http.Server,
+    private readonly socketServer: http.Server,
     readonly url: string,
+    /** A directory of its own holding the unix socket (removed when the gateway closes, or the process exits). */
+    private readonly socketDir: string,
   ) {}
+
+  /** The unix socket the same handler serves: bubblewrap trials without a network reach the gateway through it. */
+  get socket(): string {
+    return path.join(this.socketDir, SOCKET_NAME);
+  }
 
   static async start(): Promise<ModelGateway> {
     const handler: { gateway: ModelGateway | null } = { gateway: null };
-    const server = http.createServer((request, response) => void handler.gateway?.handle(request, response));
-    // Agents keep connections open between calls; the gateway closes idle ones quietly.
-    server.keepAliveTimeout = 5000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const serve = () => {
+      const server = http.createServer((request, response) => void handler.gateway?.handle(request, response));
+      // Agents keep connections open between calls; the gateway closes idle ones quietly.
+      server.keepAliveTimeout = 5000;
+      return server;
+    };
+    const listen = (server: http.Server, where: { port: number; host: string } | { path: string }) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(where, () => resolve());
+      });
+    const server = serve();
+    await listen(server, { port: 0, host: '127.0.0.1' });
     server.unref();
+    // 0711: a trial's own user may reach the socket by its path (bound into its sandbox), not list the directory.
+    const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'assay-gateway-'));
+    fs.chmodSync(socketDir, 0o711);
+    process.once('exit', () => fs.rmSync(socketDir, { recursive: true, force: true }));
+    const socketServer = serve();
+    await listen(socketServer, { path: path.join(socketDir, SOCKET_NAME) });
+    socketServer.unref();
+    fs.chmodSync(path.join(socketDir, SOCKET_NAME), 0o666);
     const { port } = server.address() as AddressInfo;
-    const gateway = new ModelGateway(server, `http://127.0.0.1:${port}`);
+    const gateway = new ModelGateway(server, socketServer, `http://127.0.0.1:${port}`, socketDir);
     handler.gateway = gateway;
     return gateway;
   }
@@ -110,6 +141,8 @@ export class ModelGateway {
     const grants = this.grants;
     const grant: LiveGrant = {
       url: this.url,
+      port: this.port,
+      socket: this.socket,
       token,
       terms,
       provider: terms.provider,
@@ -129,8 +162,11 @@ export class ModelGateway {
 
   async close(): Promise<void> {
     for (const upstream of this.upstreams) upstream.abort();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const server of [this.server, this.socketServer]) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    fs.rmSync(this.socketDir, { recursive: true, force: true });
   }
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {

@@ -22,7 +22,13 @@ export interface SandboxLaunchOptions {
   /** The unprivileged user the command runs as; null when the server itself is not root. */
   user: TrialUser | null;
   limits: TrialLimits;
+  /** The model gateway's socket and forwarder, bound into a sandbox without a network (GATEWAY_SOCKET, GATEWAY_FORWARDER). */
+  gateway?: { socket: string; forwarder: string } | null;
 }
+
+/** Where a sandbox without a network finds the model gateway's unix socket and the forwarder to it. */
+export const GATEWAY_SOCKET = '/run/assay/gateway.sock';
+export const GATEWAY_FORWARDER = '/run/assay/forwarder.py';
 
 export interface SandboxLaunch {
   file: string;
@@ -104,6 +110,11 @@ export class BubblewrapDriver implements SandboxDriver {
     else args.push('--ro-bind', '/tmp', '/tmp');
     args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
     if (options.network) args.push(...resolverMounts(this.hidden));
+    // Inside the hidden /run: the gateway's socket and the forwarder that serves it on the sandbox's own loopback.
+    if (!options.network && options.gateway) {
+      args.push('--perms', '0755', '--dir', path.dirname(GATEWAY_SOCKET));
+      args.push('--bind', options.gateway.socket, GATEWAY_SOCKET, '--ro-bind', options.gateway.forwarder, GATEWAY_FORWARDER);
+    }
     // bwrap makes missing parents with the host's modes: the trials root (0700, root's) would bar the trial's user.
     args.push('--perms', '0755', '--dir', path.dirname(options.trialDir), '--bind', options.trialDir, options.trialDir);
     args.push(...accountMounts(options.trialDir));
