@@ -31,7 +31,21 @@ export interface Profile {
   files?: Record<string, string>;
   /** The command harness's model provider (a name in ASSAY_CONFIG providers), reached through the model gateway. */
   provider?: string;
+  /** What the agent may spend through the model gateway; a call past it is refused and the trial fails. */
+  budget?: ModelBudget;
 }
+
+/** A trial's model budget: each bound optional. */
+export interface ModelBudget {
+  maxModelCalls?: number;
+  maxTokens?: number;
+  maxUsd?: number;
+}
+
+/** The bounds of a model budget's fields. */
+export const MAX_BUDGET_CALLS = 100_000;
+export const MAX_BUDGET_TOKENS = 1_000_000_000;
+export const MAX_BUDGET_USD = 100_000;
 
 export interface CacheSpec {
   key: string;

@@ -31,7 +31,7 @@ import { detectDefaultSandbox } from './sandbox/default-sandbox';
 import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
 import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './contract';
-import { RunnerSettings, TrialLogger, TrialSession } from './trial-session';
+import { callPrice, RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
 import { agentEnv } from './trial-turns';
 import { holdConversation } from './conversation/conversation';
@@ -186,7 +186,9 @@ export class SandboxTrialRunner implements TrialRunner {
       return { failure: (error as Error).message };
     }
     const gateway = await sharedModelGateway();
-    return gateway.grant({ trialId: spec.trialId, provider, apiKey: resolved.key ?? '', timeoutMs });
+    const { prices } = this.settings.config;
+    const budget = spec.profile?.budget ?? null;
+    return gateway.grant({ trialId: spec.trialId, provider, apiKey: resolved.key ?? '', timeoutMs, budget, price: (call) => callPrice(prices, call) });
   }
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
@@ -235,7 +237,11 @@ export class SandboxTrialRunner implements TrialRunner {
  * key) is the machinery's failure, not the agent's: void, naming the provider and its error.
  */
 function providerVerdict(verdict: Verdict, gateway: GatewayGrant | null): Verdict {
-  if (gateway === null || verdict.status === 'passed' || gateway.failures.length === 0) return verdict;
+  if (gateway === null) return verdict;
+  // An agent that spends too much has failed, as one that is too slow has.
+  const over = gateway.overBudget;
+  if (over !== null && verdict.status !== 'void') return { ...verdict, status: 'failed', failure: `the agent exceeded its budget: ${over}` };
+  if (verdict.status === 'passed' || gateway.failures.length === 0) return verdict;
   return { status: 'void', failure: `the model provider failed: ${gateway.failures[0]}`, voidFields: ['model'], serviceFault: false, timed: verdict.timed };
 }
 

@@ -315,19 +315,18 @@ function callsUsage(calls: readonly TrajectoryModelCall[]): TrialUsage {
   return usage;
 }
 
+/** What one call cost at its model's configured price (cached input at the input price: the table has no cache prices); null when unpriced. */
+export function callPrice(prices: Record<string, ModelPrice>, call: TrajectoryModelCall): number | null {
+  const input = call.inputTokens + call.cacheReadTokens + call.cacheWriteTokens;
+  return priceOf(prices, call.model, { inputTokens: input, outputTokens: call.outputTokens, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0 });
+}
+
 /** The agent's calls summed for its cost component: each priced at its model's configured price. */
 function agentModelUse(gateway: GatewayGrant, prices: Record<string, ModelPrice>): AgentModelUse {
   const usage = callsUsage(gateway.calls);
   let usd: number | null = 0;
   for (const call of gateway.calls) {
-    const input = call.inputTokens + call.cacheReadTokens + call.cacheWriteTokens;
-    const priced = priceOf(prices, call.model, {
-      inputTokens: input,
-      outputTokens: call.outputTokens,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      totalTokens: 0,
-    });
+    const priced = callPrice(prices, call);
     usd = usd === null || priced === null ? null : usd + priced;
   }
   const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens } = usage;

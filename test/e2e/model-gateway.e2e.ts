@@ -16,20 +16,21 @@ print('GATEWAY', base, token)
 needle = 'sk-real-' + 'provider-key'  # split, so that this file does not hold it
 print('KEY-IN-ENV' if any(needle in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
 stream = os.environ.get('AGENT_STREAM') == '1'
-body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
-request = urllib.request.Request(base + '/v1/chat/completions', data=json.dumps(body).encode(), headers={'authorization': 'Bearer ' + token, 'content-type': 'application/json'})
-try:
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        text = answer.read().decode()
-except urllib.error.HTTPError as error:
-    print('HTTP', error.code, error.read().decode())
-    sys.exit(1)
-if stream:
-    chunks = [json.loads(line[5:]) for line in text.splitlines() if line.startswith('data:') and line[5:].strip() != '[DONE]']
-    content = ''.join(chunk['choices'][0]['delta'].get('content') or '' for chunk in chunks if chunk['choices'])
-else:
-    content = json.loads(text)['choices'][0]['message']['content']
-open('out.txt', 'w').write(content)
+for _ in range(int(os.environ.get('AGENT_CALLS', '1'))):
+    body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
+    request = urllib.request.Request(base + '/v1/chat/completions', data=json.dumps(body).encode(), headers={'authorization': 'Bearer ' + token, 'content-type': 'application/json'})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            text = answer.read().decode()
+    except urllib.error.HTTPError as error:
+        print('HTTP', error.code, error.read().decode())
+        sys.exit(1)
+    if stream:
+        chunks = [json.loads(line[5:]) for line in text.splitlines() if line.startswith('data:') and line[5:].strip() != '[DONE]']
+        content = ''.join(chunk['choices'][0]['delta'].get('content') or '' for chunk in chunks if chunk['choices'])
+    else:
+        content = json.loads(text)['choices'][0]['message']['content']
+    open('out.txt', 'w').write(content)
 `;
 
 function config(fake: FakeProvider): string {
@@ -240,6 +241,60 @@ describe('the model gateway', () => {
     const bad = agentBody();
     bad.variants[0].profile.provider = 'not a name!';
     expect((await server.client.call('evals.batches.start', bad)).status).toBe(400);
+  });
+
+  describe('budgets (profile.budget): a call past one is refused with 429 and the trial fails', () => {
+    /** Runs one trial making `calls` calls of 100 tokens each (1,200 and 300 for the dollar budget) under `budget`. */
+    async function underBudget(budget: Record<string, number>, calls: number, usage = { input: 60, output: 40 }): Promise<any> {
+      fake.setDefault({ text: 'hello from the model', usage });
+      const body = agentBody({ AGENT_CALLS: String(calls) });
+      body.variants[0].profile.budget = budget;
+      const started = await server.client.call('evals.batches.start', body);
+      expect(started.status).toBe(200);
+      return (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+    }
+
+    afterAll(() => fake.setDefault({ text: 'ok', usage: { input: 10, output: 2 } }));
+
+    it.each([
+      [{ maxModelCalls: 2 }, 2, null],
+      [{ maxModelCalls: 1 }, 2, 'the agent exceeded its budget: maxModelCalls (2 of 1)'],
+      [{ maxTokens: 200 }, 2, null],
+      [{ maxTokens: 199 }, 2, 'the agent exceeded its budget: maxTokens (200 of 199)'],
+      [{ maxTokens: 100 }, 2, 'the agent exceeded its budget: maxTokens (100 of 100)'],
+    ])('budget %j with %i calls: %s', async (budget, calls, failure) => {
+      const trial = await underBudget(budget, calls);
+      expect([trial.status, trial.failure]).toEqual(failure === null ? ['passed', null] : ['failed', failure]);
+      const refused = failure !== null && trial.trajectory.filter((entry: any) => entry._tag === 'model-call').length < calls;
+      if (refused) expect(trial.trajectory.find((entry: any) => entry._tag === 'command').output).toContain('HTTP 429');
+    });
+
+    it('a dollar budget: exactly the price passes, just below fails', async () => {
+      // 1,200 input tokens at $1 and 300 output tokens at $2 a million: $0.0018.
+      expect((await underBudget({ maxUsd: 0.0018 }, 1, { input: 1200, output: 300 })).status).toBe('passed');
+      const over = await underBudget({ maxUsd: 0.0017 }, 1, { input: 1200, output: 300 });
+      expect([over.status, over.failure]).toEqual(['failed', 'the agent exceeded its budget: maxUsd (0.0018 of 0.0017)']);
+    });
+
+    it.each([
+      [{ maxModelCalls: 0 }, 400],
+      [{ maxModelCalls: 100001 }, 400],
+      [{ maxModelCalls: 1.5 }, 400],
+      [{ maxTokens: 0 }, 400],
+      [{ maxTokens: 1000000001 }, 400],
+      [{ maxUsd: 0 }, 400],
+      [{ maxUsd: 100001 }, 400],
+      [{ maxUsd: 'a dollar' }, 400],
+      [{ maxModelCalls: 100000, maxTokens: 1000000000, maxUsd: 100000 }, 200],
+      [{ maxModelCalls: 1, maxTokens: 1, maxUsd: 0.000001 }, 200],
+    ])('budget %j at the start: %i', async (budget, status) => {
+      const body = agentBody();
+      body.variants[0].profile.budget = budget;
+      const answer = await server.client.call('evals.batches.start', body);
+      expect(answer.status).toBe(status);
+      if (status === 200) await waitForBatch(server.client, answer.body.id);
+      else expect(answer.body.message).toContain('budget');
+    });
   });
 
   describeWithBubblewrap('under bubblewrap without a network', () => {

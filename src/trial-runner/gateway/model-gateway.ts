@@ -4,11 +4,33 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { ModelBudget } from '#shared/eval-definitions';
 import type { TrajectoryModelCall } from '../contract';
 import type { ProviderDefinition } from '../providers/provider-config';
 import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
 
 const SOCKET_NAME = 'gateway.sock';
+
+/**
+ * The first bound of the grant's budget that is past: with `next`, counting the call about to be
+ * made (a call is refused once the calls or the tokens have reached their bound, or the dollars
+ * theirs); without, what the calls made went beyond. Unpriced calls count no dollars.
+ */
+function spentPast(grant: LiveGrant, next: boolean): string | null {
+  const budget = grant.terms.budget;
+  if (budget === null) return null;
+  const calls = grant.calls.length + (next ? 1 : 0);
+  if (budget.maxModelCalls !== undefined && calls > budget.maxModelCalls) return `maxModelCalls (${calls} of ${budget.maxModelCalls})`;
+  const tokens = grant.calls.reduce((total, call) => total + call.inputTokens + call.outputTokens + call.cacheReadTokens + call.cacheWriteTokens, 0);
+  if (budget.maxTokens !== undefined && (next ? tokens >= budget.maxTokens : tokens > budget.maxTokens)) return `maxTokens (${tokens} of ${budget.maxTokens})`;
+  const usd = grant.calls.reduce((total, call) => total + (grant.terms.price(call) ?? 0), 0);
+  if (budget.maxUsd !== undefined && (next ? usd >= budget.maxUsd : usd > budget.maxUsd)) return `maxUsd (${round(usd)} of ${budget.maxUsd})`;
+  return null;
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
 
 /** The largest request body the gateway forwards: far above any model call's, far below memory's limits. */
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -43,6 +65,10 @@ export interface GrantTerms {
   apiKey: string;
   /** Per call, streamed answers included. */
   timeoutMs: number;
+  /** What the trial may spend; a call past it is refused with 429. */
+  budget: ModelBudget | null;
+  /** US dollars a call cost, from the configured prices; null when its model has no price. */
+  price(call: TrajectoryModelCall): number | null;
 }
 
 /**
@@ -63,6 +89,8 @@ export interface GatewayGrant {
   readonly failures: readonly string[];
   /** The provider refused the key (HTTP 401 or 403). */
   readonly keyRefused: boolean;
+  /** The bound the agent went past (`maxTokens (1500 of 1000)`), once a call was refused for it or its calls exceeded it; else null. */
+  readonly overBudget: string | null;
   /** The agent's turn the calls from now on belong to. */
   turn: number;
   revoke(): void;
@@ -74,6 +102,8 @@ interface LiveGrant extends GatewayGrant {
   failures: string[];
   keyRefused: boolean;
   revoked: boolean;
+  refusedFor: string | null;
+  readonly overBudget: string | null;
 }
 
 /**
@@ -150,6 +180,10 @@ export class ModelGateway {
       failures: [],
       keyRefused: false,
       revoked: false,
+      refusedFor: null,
+      get overBudget() {
+        return grant.refusedFor ?? spentPast(grant, false);
+      },
       turn: 1,
       revoke() {
         grant.revoked = true;
@@ -198,6 +232,12 @@ export class ModelGateway {
     const body = await readBody(request);
     if (body === null) {
       answerError(response, route.protocol, 413, `The request body exceeds ${MAX_REQUEST_BYTES} bytes.`);
+      return;
+    }
+    const spent = spentPast(grant, true);
+    if (spent !== null) {
+      grant.refusedFor ??= spent;
+      answerError(response, route.protocol, 429, `This trial's model budget is spent: ${spent}.`);
       return;
     }
     await this.forward(grant, route, url.search, request, body, response);

@@ -72,6 +72,14 @@ function toProfile(profile: VariantDto['profile']): Profile | null {
   if (profile.env !== undefined) result.env = { ...profile.env };
   if (profile.files !== undefined) result.files = { ...profile.files };
   if (profile.provider !== undefined) result.provider = profile.provider;
+  if (profile.budget !== undefined) {
+    const { maxModelCalls, maxTokens, maxUsd } = profile.budget;
+    result.budget = {
+      ...(maxModelCalls === undefined ? {} : { maxModelCalls }),
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(maxUsd === undefined ? {} : { maxUsd }),
+    };
+  }
   return result;
 }
 

@@ -7,6 +7,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Length,
@@ -21,7 +22,7 @@ import {
 import { EachString } from '#infrastructure/http/decode/each-element';
 import { IsStringRecord, IsUnionOf, unionMember } from '#infrastructure/http/decode/shapes';
 import { RESERVED_VARIABLE_NAMES, RESERVED_VARIABLE_PREFIXES, UNRESERVED_VARIABLE_PATTERN } from '#shared/reserved-variables';
-import { AGENT_HARNESSES, HARNESSES, SANDBOXES } from '#shared/eval-definitions';
+import { AGENT_HARNESSES, HARNESSES, MAX_BUDGET_CALLS, MAX_BUDGET_TOKENS, MAX_BUDGET_USD, SANDBOXES } from '#shared/eval-definitions';
 import { JudgeValidatorDto } from './judge-validator.dto';
 
 /** The spec's case and suite id rule. */
@@ -137,6 +138,13 @@ export class CaseDto {
   @IsOptional() @IsString() @Length(1, 100000) verify?: string | null;
 }
 
+/** What an agent may spend through the model gateway (each bound optional). */
+export class BudgetDto {
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_BUDGET_CALLS) maxModelCalls?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_BUDGET_TOKENS) maxTokens?: number;
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0.000001) @Max(MAX_BUDGET_USD) maxUsd?: number;
+}
+
 /** A provider name as ASSAY_CONFIG writes it. */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -152,6 +160,7 @@ export class ProfileDto {
   @IsString()
   @Matches(PROVIDER_NAME, { message: 'must name a provider of the server (ASSAY_CONFIG providers): 1 to 63 of letters, digits, ".", "_" and "-"' })
   provider?: string;
+  @IsOptional() @ValidateNested() @Type(() => BudgetDto) budget?: BudgetDto;
 }
 
 export class CredentialsDto {
