@@ -144,6 +144,7 @@ describe('the model gateway', () => {
       ASSAY_INIT_API_KEY: INIT_KEY,
       ASSAY_CONFIG: config(fake),
       FAKE_PROVIDER_KEY: REAL_KEY,
+      ASSAY_METRICS: '1',
     });
   });
 
@@ -320,6 +321,15 @@ describe('the model gateway', () => {
       expect(output).toContain('NO-KEY-IN-ENV');
       expect(gatewayOf(trial).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     });
+  });
+
+  it('/metrics counts the agents\' calls by provider, model and outcome, with their tokens and time', async () => {
+    const text = (await server.client.request('/metrics', undefined, { method: 'GET', key: null })).text;
+    const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+    expect(value('assay_provider_calls_total{provider="fake",model="fake-model",outcome="ok"}')).toBeGreaterThanOrEqual(2);
+    expect(value('assay_provider_calls_total{provider="fake",model="fake-model",outcome="server-error"}')).toBe(1);
+    expect(value('assay_provider_tokens_total{provider="fake",model="fake-model",direction="input"}')).toBeGreaterThanOrEqual(2400);
+    expect(value('assay_provider_call_duration_seconds_count{provider="fake",model="fake-model"}')).toBeGreaterThanOrEqual(3);
   });
 
   it('the real key is nowhere the service keeps or shows: the event log, the blobs, the server log', () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ModelBudget } from '#shared/eval-definitions';
+import { reportProviderCall } from '../execution-observers';
 import type { TrajectoryModelCall } from '../contract';
 import type { ProviderDefinition } from '../providers/provider-config';
 import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
@@ -279,6 +280,16 @@ export class ModelGateway {
       if (!response.writableFinished) abort.abort(new Error('the agent closed the connection'));
     });
     const record = (status: number, usage: CallUsage | null, firstTokenMs: number | null) => {
+      const finishedAtMillis = Date.now();
+      // The server's metrics count the agents' calls with the service's own, by provider and model.
+      reportProviderCall({
+        provider: grant.provider.name,
+        model,
+        outcome: callOutcome(status),
+        durationMs: finishedAtMillis - startedAtMillis,
+        inputTokens: (usage?.inputTokens ?? 0) + (usage?.cacheReadTokens ?? 0) + (usage?.cacheWriteTokens ?? 0),
+        outputTokens: usage?.outputTokens ?? 0,
+      });
       grant.calls.push({
         _tag: 'model-call',
         provider: grant.provider.name,
@@ -288,7 +299,7 @@ export class ModelGateway {
         stream,
         status,
         startedAtMillis,
-        finishedAtMillis: Date.now(),
+        finishedAtMillis,
         firstTokenMs,
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
@@ -396,6 +407,15 @@ function parseJson(raw: Buffer): Record<string, unknown> | null {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A call's outcome as the metrics label it: ok, or the kind of failure. */
+function callOutcome(status: number): string {
+  if (status < 400) return 'ok';
+  if (status === 401 || status === 403) return 'refused';
+  if (status === 429) return 'rate-limit';
+  if (status === 502) return 'unreachable';
+  return status >= 500 ? 'server-error' : 'client-error';
 }
 
 function abortReason(signal: AbortSignal): string {
