@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { startBody, waitForBatch } from '../support/evals';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
-import { ChildServer, filesUnder, INIT_KEY, startChild, tempDir } from '../support/servers';
+import { ChildServer, filesUnder, INIT_KEY, startChild, tempDir, waitUntil } from '../support/servers';
 
 const REAL_KEY = 'sk-real-provider-key-0f9e8d7c6b5a';
 
@@ -33,6 +33,37 @@ for _ in range(int(os.environ.get('AGENT_CALLS', '1'))):
     open('out.txt', 'w').write(content)
 `;
 
+/** An agent speaking one of the other protocols (AGENT_PROTOCOL: anthropic, responses, gemini), streamed or not; it writes the raw answer to out.txt. */
+const AGENT_ANY = String.raw`
+import json, os, sys, urllib.request, urllib.error
+base, token, model = os.environ['ASSAY_MODEL_BASE_URL'], os.environ['ASSAY_MODEL_API_KEY'], os.environ['ASSAY_MODEL']
+protocol, stream = os.environ['AGENT_PROTOCOL'], os.environ.get('AGENT_STREAM') == '1'
+if protocol == 'anthropic':
+    url, headers = base + '/v1/messages', {'x-api-key': token, 'anthropic-version': '2023-06-01'}
+    body = {'model': model, 'max_tokens': 64, 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
+elif protocol == 'responses':
+    url, headers, body = base + '/v1/responses', {'authorization': 'Bearer ' + token}, {'model': model, 'input': 'say hello', 'stream': stream}
+elif protocol == 'chat':
+    url, headers = base + '/v1/chat/completions', {'authorization': 'Bearer ' + token}
+    body = {'model': model, 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
+else:
+    method = 'streamGenerateContent?alt=sse' if stream else 'generateContent'
+    url, headers = base + '/v1beta/models/' + model + ':' + method, {'x-goog-api-key': token}
+    body = {'contents': [{'role': 'user', 'parts': [{'text': 'say hello'}]}]}
+headers['content-type'] = 'application/json'
+request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+try:
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        first = answer.readline().decode()
+        if os.environ.get('AGENT_MARK_FIRST') == '1':
+            open('first-chunk-seen', 'w').write(first)
+        text = first + answer.read().decode()
+except urllib.error.HTTPError as error:
+    print('HTTP', error.code, error.read().decode())
+    sys.exit(1)
+open('out.txt', 'w').write(text)
+`;
+
 function config(fake: FakeProvider): string {
   const file = path.join(tempDir(), 'assay.yaml');
   fs.writeFileSync(
@@ -45,6 +76,9 @@ function config(fake: FakeProvider): string {
       'providers:',
       `  fake: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  other: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  claude: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  resp: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  gem: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       'prices:',
       '  fake-model: { inputPerMTok: 1, outputPerMTok: 2 }',
       '',
@@ -134,10 +168,12 @@ describe('the model gateway', () => {
   let fake: FakeProvider;
   let server: ChildServer;
   let dataDir: string;
+  let serverTmp: string;
 
   beforeAll(async () => {
     fake = await startFakeProvider();
     dataDir = tempDir();
+    serverTmp = tempDir('assay-tmp-');
     server = await startChild({
       ASSAY_DATA_DIR: dataDir,
       ASSAY_INIT_ORG: 'acme',
@@ -145,6 +181,7 @@ describe('the model gateway', () => {
       ASSAY_CONFIG: config(fake),
       FAKE_PROVIDER_KEY: REAL_KEY,
       ASSAY_METRICS: '1',
+      TMPDIR: serverTmp,
     });
   });
 
@@ -244,6 +281,58 @@ describe('the model gateway', () => {
     expect((await server.client.call('evals.batches.start', bad)).status).toBe(400);
   });
 
+  /** A trial of AGENT_ANY through `provider`. */
+  function anyBody(provider: string, env: Record<string, string>): Record<string, any> {
+    const body = agentBody(env);
+    body.variants[0].profile = { provider, files: { 'agent.py': AGENT_ANY }, env, run: 'python3 agent.py' };
+    return body;
+  }
+
+  it.each([
+    ['anthropic', 'claude', 'anthropic', false, 'x-api-key', REAL_KEY],
+    ['anthropic', 'claude', 'anthropic', true, 'x-api-key', REAL_KEY],
+    ['responses', 'resp', 'openai-responses', false, 'authorization', `Bearer ${REAL_KEY}`],
+    ['responses', 'resp', 'openai-responses', true, 'authorization', `Bearer ${REAL_KEY}`],
+    ['gemini', 'gem', 'gemini', false, 'x-goog-api-key', REAL_KEY],
+    ['gemini', 'gem', 'gemini', true, 'x-goog-api-key', REAL_KEY],
+  ])(
+    '%s through the provider %s (%s), streamed %s: metered from its own usage fields, the key in its own header',
+    async (protocol, provider, wire, stream, header, value) => {
+      fake.answer({ text: 'hello from the model', usage: { input: 321, output: 45 } });
+      const before = fake.requests.length;
+      const started = await server.client.call('evals.batches.start', anyBody(provider, { AGENT_PROTOCOL: protocol, AGENT_STREAM: stream ? '1' : '0' }));
+      expect(started.status).toBe(200);
+      const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+      expect([trial.status, trial.failure]).toEqual(['passed', null]);
+      expect(trial.trajectory.filter((entry: any) => entry._tag === 'model-call')).toEqual([
+        expect.objectContaining({ provider, protocol: wire, stream, status: 200, inputTokens: 321, outputTokens: 45 }),
+      ]);
+      expect(trial.usage).toMatchObject({ inputTokens: 321, outputTokens: 45 });
+      const forwarded = fake.requests.slice(before);
+      expect(forwarded).toHaveLength(1);
+      expect(forwarded[0].headers[header]).toBe(value);
+      expect(JSON.stringify(forwarded[0].headers)).not.toContain('assay-gw-');
+    },
+  );
+
+  it("passes a stream's first event on before the provider has finished its answer", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    fake.answer({ text: 'hello from the model', usage: { input: 5, output: 5 }, holdAfterFirst: () => released });
+    try {
+      const started = await server.client.call('evals.batches.start', anyBody('fake', { AGENT_PROTOCOL: 'chat', AGENT_STREAM: '1', AGENT_MARK_FIRST: '1' }));
+      expect(started.status).toBe(200);
+      // The agent saw the first event while the provider still holds the rest back.
+      await waitUntil(async () => filesUnder(serverTmp).some((file) => file.endsWith(`${path.sep}first-chunk-seen`)), 20000);
+      release();
+      const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+      expect([trial.status, trial.failure]).toEqual(['passed', null]);
+      expect(trial.trajectory.find((entry: any) => entry._tag === 'model-call')).toMatchObject({ stream: true, inputTokens: 5, outputTokens: 5 });
+    } finally {
+      release();
+    }
+  });
+
   describe('budgets (profile.budget): a call past one is refused with 429 and the trial fails', () => {
     /** Runs one trial making `calls` calls of 100 tokens each (1,200 and 300 for the dollar budget) under `budget`. */
     async function underBudget(budget: Record<string, number>, calls: number, usage = { input: 60, output: 40 }): Promise<any> {
@@ -323,7 +412,7 @@ describe('the model gateway', () => {
     });
   });
 
-  it('/metrics counts the agents\' calls by provider, model and outcome, with their tokens and time', async () => {
+  it("/metrics counts the agents' calls by provider, model and outcome, with their tokens and time", async () => {
     const text = (await server.client.request('/metrics', undefined, { method: 'GET', key: null })).text;
     const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
     expect(value('assay_provider_calls_total{provider="fake",model="fake-model",outcome="ok"}')).toBeGreaterThanOrEqual(2);

@@ -2,9 +2,11 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A model provider run by the test itself: real HTTP on 127.0.0.1 speaking the two protocols the
- * service's providers use, OpenAI chat completions (`POST /v1/chat/completions`) and Anthropic
- * messages (`POST /v1/messages`), with scripted answers and token usage. The only fake the tests
+ * A model provider run by the test itself: real HTTP on 127.0.0.1 speaking the providers'
+ * protocols, OpenAI chat completions (`POST /v1/chat/completions`), OpenAI Responses
+ * (`POST /v1/responses`), Anthropic messages (`POST /v1/messages`) and Gemini
+ * (`POST /v1beta/models/{model}:generateContent` and `:streamGenerateContent`), streamed or not,
+ * with scripted answers and token usage. The only fake the tests
  * allow besides remote sandbox vendors: no test reaches a real provider.
  *
  * Error answers carry `retry-after-ms: 1`, as OpenAI's own do, so the SDK's retries of a 5xx or
@@ -19,6 +21,8 @@ export interface FakeAnswer {
   error?: string;
   /** Never answers, until the fake is closed. */
   hang?: boolean;
+  /** A streamed answer sends its first event, then waits for this before the rest. */
+  holdAfterFirst?: () => Promise<void>;
   delayMs?: number;
 }
 
@@ -26,7 +30,7 @@ export interface FakeRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
-  protocol: 'openai' | 'anthropic';
+  protocol: 'openai' | 'anthropic' | 'responses' | 'gemini';
 }
 
 export type ScriptedAnswer = FakeAnswer | ((request: FakeRequest) => FakeAnswer);
@@ -36,6 +40,8 @@ export interface FakeProvider {
   url: string;
   /** The base URL for an anthropic provider (what @ai-sdk/anthropic's baseURL expects). */
   anthropicURL: string;
+  /** The base URL for a gemini provider: `http://127.0.0.1:PORT/v1beta`. */
+  geminiURL: string;
   requests: FakeRequest[];
   /** Queued in order; once the queue is empty, the default answer. */
   answer(...answers: ScriptedAnswer[]): void;
@@ -44,7 +50,8 @@ export interface FakeProvider {
 }
 
 const DEFAULT_ANSWER: FakeAnswer = { text: 'ok', usage: { input: 10, output: 2 } };
-const PATHS: Partial<Record<string, FakeRequest['protocol']>> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic' };
+const PATHS: Partial<Record<string, FakeRequest['protocol']>> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses' };
+const GEMINI_PATH = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
 
 export async function startFakeProvider(): Promise<FakeProvider> {
   const requests: FakeRequest[] = [];
@@ -56,7 +63,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const protocol = PATHS[(incoming.url ?? '').split('?')[0]];
+      const pathname = (incoming.url ?? '').split('?')[0];
+      const protocol = GEMINI_PATH.test(pathname) ? 'gemini' : PATHS[pathname];
       if (incoming.method !== 'POST' || protocol === undefined) {
         sendJson(response, 404, { error: { message: `no route for ${incoming.method} ${incoming.url}` } });
         return;
@@ -88,6 +96,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   return {
     url: base,
     anthropicURL: base,
+    geminiURL: `http://127.0.0.1:${port}/v1beta`,
     requests,
     answer: (...answers) => queue.push(...answers),
     setDefault: (answer) => {
@@ -109,10 +118,17 @@ function reply(response: http.ServerResponse, request: FakeRequest, answer: Fake
     return;
   }
   const usage = answer.usage ?? DEFAULT_ANSWER.usage!;
-  const streaming = request.body?.stream === true;
+  const streaming = request.body?.stream === true || request.path.includes(':streamGenerateContent');
+  if (request.protocol === 'responses' || request.protocol === 'gemini') {
+    const text = answer.object !== undefined ? JSON.stringify(answer.object) : (answer.text ?? '');
+    const events = request.protocol === 'responses' ? responsesEvents(request, text, usage) : geminiEvents(text, usage);
+    if (streaming) void streamEvents(response, events.stream, answer.holdAfterFirst);
+    else sendJson(response, 200, events.whole);
+    return;
+  }
   if (request.protocol === 'openai') {
     const content = answer.object !== undefined ? JSON.stringify(answer.object) : (answer.text ?? '');
-    if (streaming) streamOpenAI(response, request, content, usage);
+    if (streaming) streamOpenAI(response, request, content, usage, answer.holdAfterFirst);
     else sendJson(response, answer.status ?? 200, openAICompletion(request, content, usage));
     return;
   }
@@ -122,7 +138,53 @@ function reply(response: http.ServerResponse, request: FakeRequest, answer: Fake
 }
 
 function errorBody(protocol: FakeRequest['protocol'], message: string): unknown {
-  return protocol === 'openai' ? { error: { message, type: 'server_error', code: null } } : { type: 'error', error: { type: 'api_error', message } };
+  if (protocol === 'anthropic') return { type: 'error', error: { type: 'api_error', message } };
+  if (protocol === 'gemini') return { error: { code: 500, message, status: 'INTERNAL' } };
+  return { error: { message, type: 'server_error', code: null } };
+}
+
+/** Writes SSE events one by one, the first alone until `hold` (when given) resolves. */
+async function streamEvents(response: http.ServerResponse, events: Array<[string | null, unknown]>, hold?: () => Promise<void>): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const [index, [name, data]] of events.entries()) {
+    if (response.destroyed) return;
+    response.write(`${name === null ? '' : `event: ${name}\n`}data: ${JSON.stringify(data)}\n\n`);
+    if (index === 0 && hold) await hold();
+  }
+  response.end();
+}
+
+/** The OpenAI Responses API's answer: whole, or as its stream's events (usage in `response.completed`). */
+function responsesEvents(request: FakeRequest, text: string, usage: { input: number; output: number }) {
+  const whole = {
+    id: 'resp_fake',
+    object: 'response',
+    status: 'completed',
+    model: request.body.model,
+    output: [{ type: 'message', id: 'msg_fake', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+    usage: { input_tokens: usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.output, total_tokens: usage.input + usage.output },
+  };
+  const stream: Array<[string | null, unknown]> = [
+    ['response.created', { type: 'response.created', response: { ...whole, status: 'in_progress', output: [], usage: null } }],
+    ['response.output_text.delta', { type: 'response.output_text.delta', item_id: 'msg_fake', output_index: 0, content_index: 0, delta: text }],
+    ['response.completed', { type: 'response.completed', response: whole }],
+  ];
+  return { whole, stream };
+}
+
+/** Gemini's answer: whole, or as `alt=sse` chunks, each with the usage so far. */
+function geminiEvents(text: string, usage: { input: number; output: number }) {
+  const metadata = { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output };
+  const candidate = (part: string, finish: string | null) => ({
+    content: { role: 'model', parts: [{ text: part }] },
+    ...(finish ? { finishReason: finish } : {}),
+  });
+  const whole = { candidates: [candidate(text, 'STOP')], usageMetadata: metadata, modelVersion: 'fake' };
+  const stream: Array<[string | null, unknown]> = [
+    [null, { candidates: [candidate(text, null)], usageMetadata: { promptTokenCount: usage.input, totalTokenCount: usage.input } }],
+    [null, { candidates: [candidate('', 'STOP')], usageMetadata: metadata }],
+  ];
+  return { whole, stream };
 }
 
 function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
@@ -147,7 +209,13 @@ function openAICompletion(request: FakeRequest, content: string, usage: { input:
   };
 }
 
-function streamOpenAI(response: http.ServerResponse, request: FakeRequest, content: string, usage: { input: number; output: number }): void {
+function streamOpenAI(
+  response: http.ServerResponse,
+  request: FakeRequest,
+  content: string,
+  usage: { input: number; output: number },
+  hold?: () => Promise<void>,
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const chunk = (delta: unknown, finish: string | null, extra: Record<string, unknown> = {}) => ({
     id: 'chatcmpl-stream',
@@ -158,8 +226,14 @@ function streamOpenAI(response: http.ServerResponse, request: FakeRequest, conte
     ...extra,
   });
   const events = [chunk({ role: 'assistant', content }, null), chunk({}, 'stop'), chunk(null, null, { usage: openAIUsage(usage) })];
-  for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
-  response.end('data: [DONE]\n\n');
+  void (async () => {
+    for (const [index, event] of events.entries()) {
+      if (response.destroyed) return;
+      response.write(`data: ${JSON.stringify(event)}\n\n`);
+      if (index === 0 && hold) await hold();
+    }
+    response.end('data: [DONE]\n\n');
+  })();
 }
 
 type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
