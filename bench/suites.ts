@@ -4,6 +4,7 @@ import { appendsSuite } from './event-store.bench';
 import { conversationSuite } from './conversation.bench';
 import { eventIdsSuite } from './event-ids.bench';
 import { evalsReadSuite } from './evals-read.bench';
+import { gatewaySuite } from './gateway.bench';
 import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
@@ -19,6 +20,7 @@ export const suites: readonly Suite[] = [
   lagSuite,
   orchestrationSuite,
   conversationSuite,
+  gatewaySuite,
   evalsReadSuite,
   scaleSuite,
   analyticsSuite,

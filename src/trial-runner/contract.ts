@@ -307,4 +307,6 @@ export interface AgentModelUse {
   totalTokens: number;
   /** Priced from the configuration's price table; null when one of the models has no price there. */
   usd: number | null;
+  /** What the agent's own output reported (its driver's usage rule), kept beside the metered figures; null when it reported none. */
+  reported?: TrialUsage | null;
 }

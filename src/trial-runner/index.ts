@@ -42,3 +42,6 @@ export { SpawnHelper } from './sandbox/process-launcher';
 export type { ProcessLauncher } from './sandbox/process-launcher';
 export { defaultHelperKind } from './sandbox/helper-transports';
 export { bubblewrapMissing } from './sandbox/host-tools';
+/** The model gateway agents reach their model through (the benchmark runs one alone). */
+export { ModelGateway, sharedModelGateway } from './gateway/model-gateway';
+export type { GatewayGrant, GrantTerms } from './gateway/model-gateway';

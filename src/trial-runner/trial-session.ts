@@ -239,6 +239,21 @@ export class TrialSession {
     };
   }
 
+  /**
+   * The agent's metered model use, with what its own output reported beside it: a difference of
+   * more than 1 % of the tokens is logged (the agent's report is not what is counted).
+   */
+  private agentModel(gateway: GatewayGrant): AgentModelUse {
+    const use = agentModelUse(gateway, this.settings.config.prices);
+    if (this.usage === null) return use;
+    const reported = this.usage.inputTokens + this.usage.outputTokens + this.usage.cacheReadTokens + this.usage.cacheWriteTokens;
+    const metered = use.totalTokens;
+    if (Math.abs(reported - metered) > 0.01 * Math.max(reported, metered)) {
+      this.settings.logger?.warn('the agent reported other token usage than the gateway measured', { trialId: this.spec.trialId, reported, metered });
+    }
+    return { ...use, reported: this.usage };
+  }
+
   outcome(verdict: Verdict, harnessVersion: string | null, totalMs: number): TrialOutcome {
     return {
       status: verdict.status,
@@ -260,7 +275,7 @@ export class TrialSession {
       sandboxId: this.sandbox.id,
       // Metered by the gateway when the agent reached its model through it: what the agent prints is not taken for it.
       usage: this.gateway === null ? this.usage : callsUsage(this.gateway.calls),
-      agentModel: this.gateway === null ? null : agentModelUse(this.gateway, this.settings.config.prices),
+      agentModel: this.gateway === null ? null : this.agentModel(this.gateway),
       harnessVersion,
       authFailed: this.authFailed,
       conversation: this.ending,

@@ -11,8 +11,11 @@ const REAL_KEY = 'sk-real-provider-key-0f9e8d7c6b5a';
 /** An agent: one chat completion through the gateway, the answer written to out.txt; it prints the gateway it was given. */
 const AGENT = String.raw`
 import json, os, sys, urllib.request, urllib.error
-base, token = os.environ['ASSAY_MODEL_BASE_URL'], os.environ['ASSAY_MODEL_API_KEY']
+base = os.environ.get('AGENT_BASE_URL') or os.environ['ASSAY_MODEL_BASE_URL']
+token = os.environ.get('AGENT_KEY') or os.environ['ASSAY_MODEL_API_KEY']
 print('GATEWAY', base, token)
+if os.environ.get('AGENT_REPORT'):
+    print(json.dumps({'usage': {'input_tokens': int(os.environ['AGENT_REPORT']), 'output_tokens': 1}}))
 needle = 'sk-real-' + 'provider-key'  # split, so that this file does not hold it
 print('KEY-IN-ENV' if any(needle in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
 stream = os.environ.get('AGENT_STREAM') == '1'
@@ -79,6 +82,13 @@ function config(fake: FakeProvider): string {
       `  claude: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  resp: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  gem: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      'harnesses:',
+      '  harness_kind_3:',
+      '    version: "1.0"',
+      '    provider: fake',
+      '    run: "python3 agent.py"',
+      '    env: { AGENT_BASE_URL: "{{gateway.url}}", AGENT_KEY: "{{gateway.token}}" }',
+      '    usage: { format: json-lines, aggregate: sum, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }',
       'prices:',
       '  fake-model: { inputPerMTok: 1, outputPerMTok: 2 }',
       '',
@@ -331,6 +341,31 @@ describe('the model gateway', () => {
     } finally {
       release();
     }
+  });
+
+  it("an agent harness names its provider: its environment takes the gateway's URL and token, and what the agent reports is kept beside the metered usage", async () => {
+    fake.answer({ text: 'hello from the model', usage: { input: 70, output: 30 } });
+    const body = agentBody({ AGENT_REPORT: '999' });
+    body.variants[0] = {
+      harness: 'harness_kind_3',
+      model: 'fake-model',
+      sandbox: 'sandbox_kind_1',
+      profile: { files: { 'agent.py': AGENT }, env: { AGENT_REPORT: '999' } },
+    };
+    const started = await server.client.call('evals.batches.start', body);
+    expect(started.status).toBe(200);
+    const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+    expect([trial.status, trial.failure]).toEqual(['passed', null]);
+    expect(gatewayOf(trial).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(gatewayOf(trial).token).toMatch(/^assay-gw-/);
+    // Counted: what the gateway measured, not the 999 the agent printed.
+    expect(trial.usage).toMatchObject({ inputTokens: 70, outputTokens: 30 });
+    const model = trial.costs.components.find((component: any) => component.component === 'model');
+    expect(model).toMatchObject({
+      source: 'gateway',
+      detail: expect.objectContaining({ inputTokens: 70, reported: expect.objectContaining({ inputTokens: 999, outputTokens: 1 }) }),
+    });
+    await waitUntil(async () => server.output().includes('the agent reported other token usage than the gateway measured'), 5000);
   });
 
   describe('budgets (profile.budget): a call past one is refused with 429 and the trial fails', () => {

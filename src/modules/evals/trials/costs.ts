@@ -110,7 +110,17 @@ function gatewayCost(use: AgentModelUse): CostComponent {
     source: 'gateway',
     explanation:
       usd === null ? `Unpriced: ${called}, a model without a price in the configuration's price table.` : `Metered: ${called}, at the configured prices.`,
-    detail: { provider, models, calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens },
+    detail: {
+      provider,
+      models,
+      calls,
+      inputTokens,
+      outputTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+      totalTokens,
+      ...(use.reported ? { reported: use.reported } : {}),
+    },
   };
 }
 
