@@ -228,6 +228,58 @@ describe('assay eval, local mode', () => {
     }
   });
 
+  it("gives a local agent its model through the CLI's own model gateway: the key stays with the CLI, the calls are metered into the report", async () => {
+    const provider = await startFakeProvider();
+    try {
+      provider.answer({ text: 'hello from the model', usage: { input: 700, output: 50 } });
+      const config = write(
+        'gateway-config.yaml',
+        [
+          'allowUnsandboxed: true',
+          `providers: { mine: { protocol: openai, baseURL: "${provider.url}", apiKeyEnv: MY_PROVIDER_KEY } }`,
+          'prices: { my-model: { inputPerMTok: 2, outputPerMTok: 8 } }',
+        ].join('\n'),
+      );
+      const agent = [
+        'import json, os, urllib.request',
+        "request = urllib.request.Request(os.environ['ASSAY_MODEL_BASE_URL'] + '/v1/chat/completions',",
+        "    data=json.dumps({'model': 'my-model', 'messages': [{'role': 'user', 'content': 'hi'}]}).encode(),",
+        "    headers={'authorization': 'Bearer ' + os.environ['ASSAY_MODEL_API_KEY'], 'content-type': 'application/json'})",
+        "open('out.txt', 'w').write(json.loads(urllib.request.urlopen(request).read())['choices'][0]['message']['content'])",
+      ].join('\n');
+      const file = write(
+        'gateway.yaml',
+        [
+          'suite: { id: local-gateway, prompt: "Say hello" }',
+          'cases:',
+          '  - id: asks-its-model',
+          '    verify: grep -q "hello from the model" out.txt',
+          'variants:',
+          `  - { harness: command, model: my-model, sandbox: local, profile: { provider: mine, files: { agent.py: ${JSON.stringify(agent)} }, run: python3 agent.py } }`,
+          'trials: 1',
+        ].join('\n'),
+      );
+      const result = await cli([file], { ASSAY_CONFIG: config, MY_PROVIDER_KEY: PROVIDER_KEY });
+      expect(result.code).toBe(0);
+      expect(provider.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${PROVIDER_KEY}`]);
+      const answer = await server.client.call('evals.batches.get', { id: batchIdIn(result.stdout) });
+      const trial = answer.body.runs[0].trials[0];
+      expect(trial.status).toBe('passed');
+      expect(trial.trajectory.filter((entry: any) => entry._tag === 'model-call')).toEqual([
+        expect.objectContaining({ provider: 'mine', model: 'my-model', protocol: 'openai-chat', status: 200, inputTokens: 700, outputTokens: 50 }),
+      ]);
+      expect(trial.usage).toMatchObject({ inputTokens: 700, outputTokens: 50 });
+      expect(trial.costs.components.find((c: any) => c.component === 'model')).toMatchObject({
+        classification: 'model',
+        source: 'gateway',
+        usd: (700 * 2 + 50 * 8) / 1_000_000,
+      });
+      expect(answer.text).not.toContain(PROVIDER_KEY);
+    } finally {
+      await provider.close();
+    }
+  });
+
   it("gives trials the user's env by name, redacts it from their output, and the server never holds it", async () => {
     // The run proves it got the value by its hash: the suite, which the server stores, never holds it.
     const run = `echo "the value is $MY_LOCAL_SECRET"; test "$(printf %s "$MY_LOCAL_SECRET" | sha256sum | cut -c1-64)" = ${SECRET_SHA} && echo hello > out.txt`;

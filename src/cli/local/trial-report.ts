@@ -12,9 +12,27 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
     voidFields: outcome.voidFields,
     serviceFault: outcome.serviceFault,
     timed: outcome.timed,
-    // Model calls are not reported by a local runner yet: its usage carries their tokens.
-    trajectory: outcome.trajectory.flatMap((entry) => {
-      if (entry._tag === 'model-call') return [];
+    trajectory: outcome.trajectory.map((entry) => {
+      if (entry._tag === 'model-call') {
+        const { provider, model, protocol, turn, stream, status, startedAtMillis, finishedAtMillis, firstTokenMs } = entry;
+        const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = entry;
+        return {
+          _tag: 'model-call',
+          provider,
+          model,
+          protocol,
+          turn,
+          stream,
+          status,
+          startedAtMillis,
+          finishedAtMillis,
+          firstTokenMs,
+          inputTokens,
+          outputTokens,
+          cacheReadTokens,
+          cacheWriteTokens,
+        };
+      }
       if (entry._tag === 'message') return { _tag: 'message', role: entry.role, turn: entry.turn, text: entry.text, at: entry.at };
       if (entry._tag === 'conversation') return { _tag: 'conversation', turns: entry.turns, endReason: entry.endReason };
       if (entry._tag === 'prepare') return { _tag: 'prepare', name: entry.name, durationMs: Math.round(entry.durationMs), result: entry.result };
@@ -54,5 +72,19 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
     // The records as the runner made them: the server's DTO holds them to the same bounds.
     validations: outcome.validations ?? [],
     judgeModel: outcome.judgeModel ?? null,
+    // The agent's metered calls, without what its own output reported (the server keeps its own figures).
+    agentModel: outcome.agentModel
+      ? {
+          provider: outcome.agentModel.provider,
+          models: outcome.agentModel.models,
+          calls: outcome.agentModel.calls,
+          inputTokens: outcome.agentModel.inputTokens,
+          outputTokens: outcome.agentModel.outputTokens,
+          cacheReadTokens: outcome.agentModel.cacheReadTokens,
+          cacheWriteTokens: outcome.agentModel.cacheWriteTokens,
+          totalTokens: outcome.agentModel.totalTokens,
+          usd: outcome.agentModel.usd,
+        }
+      : null,
   };
 }

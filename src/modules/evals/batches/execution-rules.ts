@@ -12,7 +12,10 @@ import type { BatchPlan } from './start-rules';
 export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): void {
   checkRepository(plan.suite.source, 'suite.source.url', policy);
   plan.cases.forEach((evalCase, index) => checkRepository(evalCase.source, `cases[${index}].source.url`, policy));
-  plan.variants.forEach((variant, index) => checkProvider(variant.profile?.provider, `variants[${index}].profile.provider`, policy));
+  // A `local` variant's provider is the local runner's, from its own ASSAY_CONFIG.
+  plan.variants.forEach((variant, index) => {
+    if (variant.sandbox !== 'local') checkProvider(variant.profile?.provider, `variants[${index}].profile.provider`, policy);
+  });
   if (policy.allowUnsandboxed) return;
   plan.variants.forEach((variant, index) => {
     if (policy.driverFor(variant.sandbox) === 'process') {

@@ -33,21 +33,25 @@ const MAX_MS = 7 * 24 * 3_600_000;
 const MAX_TOKENS = 1e12;
 const notNull = (field: string) => (object: Record<string, unknown>) => object[field] !== null;
 const END_REASONS = ['single-turn', 'user-done', 'replies-exhausted', 'max-turns', 'timeout', 'failed'];
-const tagged = (tag: string) => (object: Record<string, unknown>) => object._tag === tag;
+const tagged =
+  (...tags: string[]) =>
+  (object: Record<string, unknown>) =>
+    tags.includes(object._tag as string);
+const WIRE_PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'];
 
 @ForbidUnknownProperties()
 export class TrajectoryEntryDto {
-  @IsIn(['command', 'message', 'conversation', 'prepare']) _tag!: 'command' | 'message' | 'conversation' | 'prepare';
+  @IsIn(['command', 'message', 'conversation', 'prepare', 'model-call']) _tag!: 'command' | 'message' | 'conversation' | 'prepare' | 'model-call';
   // command
   @ValidateIf(tagged('command')) @IsString() @Length(1, 100000) command?: string;
   @ValidateIf(tagged('command')) @IsInt() @Min(0) @Max(255) exitCode?: number;
-  @ValidateIf(tagged('command')) @IsInt() @Min(0) @Max(1e15) startedAtMillis?: number;
-  @ValidateIf(tagged('command')) @IsInt() @Min(0) @Max(1e15) finishedAtMillis?: number;
+  @ValidateIf(tagged('command', 'model-call')) @IsInt() @Min(0) @Max(1e15) startedAtMillis?: number;
+  @ValidateIf(tagged('command', 'model-call')) @IsInt() @Min(0) @Max(1e15) finishedAtMillis?: number;
   @ValidateIf(tagged('command')) @IsString() @MaxLength(MAX_OUTPUT_CHARS) output?: string;
   @ValidateIf(tagged('command')) @IsBoolean() outputTruncated?: boolean;
   // message
   @ValidateIf(tagged('message')) @IsIn(['user', 'agent']) role?: 'user' | 'agent';
-  @ValidateIf(tagged('message')) @IsInt() @Min(1) @Max(1000) turn?: number;
+  @ValidateIf(tagged('message', 'model-call')) @IsInt() @Min(1) @Max(1000) turn?: number;
   @ValidateIf(tagged('message')) @IsString() @MaxLength(MAX_OUTPUT_CHARS) text?: string;
   @ValidateIf(tagged('message')) @IsInt() @Min(0) @Max(1e15) at?: number;
   // conversation
@@ -57,6 +61,18 @@ export class TrajectoryEntryDto {
   @ValidateIf(tagged('prepare')) @IsString() @Length(1, 100) name?: string;
   @ValidateIf(tagged('prepare')) @IsInt() @Min(0) @Max(MAX_MS) durationMs?: number;
   @ValidateIf((object: Record<string, unknown>) => object._tag === 'prepare' && object.result !== null) @IsObject() result?: Record<string, unknown> | null;
+  // model-call (the runner's own gateway metered it)
+  @ValidateIf(tagged('model-call')) @IsString() @Length(1, 100) provider?: string;
+  @ValidateIf(tagged('model-call')) @IsString() @MaxLength(200) model?: string;
+  @ValidateIf(tagged('model-call')) @IsIn(WIRE_PROTOCOLS) protocol?: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
+  @ValidateIf(tagged('model-call')) @IsBoolean() stream?: boolean;
+  @ValidateIf(tagged('model-call')) @IsInt() @Min(100) @Max(599) status?: number;
+  @ValidateIf((object: Record<string, unknown>) => object._tag === 'model-call' && object.firstTokenMs !== null) @IsInt() @Min(0) @Max(MAX_MS) firstTokenMs?:
+    number | null;
+  @ValidateIf(tagged('model-call')) @IsInt() @Min(0) @Max(MAX_TOKENS) inputTokens?: number;
+  @ValidateIf(tagged('model-call')) @IsInt() @Min(0) @Max(MAX_TOKENS) outputTokens?: number;
+  @ValidateIf(tagged('model-call')) @IsInt() @Min(0) @Max(MAX_TOKENS) cacheReadTokens?: number;
+  @ValidateIf(tagged('model-call')) @IsInt() @Min(0) @Max(MAX_TOKENS) cacheWriteTokens?: number;
 }
 
 @ForbidUnknownProperties()
@@ -107,6 +123,20 @@ export class UserModelDto {
   @ValidateIf(notNull('usd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) usd!: number | null;
 }
 
+/** The agent's metered model use, priced on the runner's machine; the saga records it as the trial's `model` cost. */
+@ForbidUnknownProperties()
+export class AgentModelDto {
+  @IsString() @Length(1, 100) provider!: string;
+  @IsArray() @ArrayMaxSize(100) @EachString(0, 200) models!: string[];
+  @IsInt() @Min(0) @Max(1000000) calls!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) inputTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) outputTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheReadTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheWriteTokens!: number;
+  @IsInt() @Min(0) @Max(MAX_TOKENS) totalTokens!: number;
+  @ValidateIf(notNull('usd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) usd!: number | null;
+}
+
 /** A TrialOutcome as the trial runner produced it on the runner's machine. */
 @ForbidUnknownProperties()
 export class TrialResultDto {
@@ -132,6 +162,8 @@ export class TrialResultDto {
   /** The validator's records (absent: none ran, or an older runner). */
   @IsOptional() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => ValidationRecordDto) validations?: ValidationRecordDto[];
   @IsOptional() @IsObject() @ValidateNested() @Type(() => JudgeModelDto) judgeModel?: JudgeModelDto | null;
+  /** The agent's calls through the runner's model gateway (absent or null: it used none). */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => AgentModelDto) agentModel?: AgentModelDto | null;
 }
 
 @ForbidUnknownProperties()

@@ -156,3 +156,72 @@ describe('a local trial report', () => {
     expect(decode(reportedResult(big))).toThrow('more than 16000 characters of JSON');
   });
 });
+
+describe("a local trial report of the agent's model calls", () => {
+  const call = {
+    _tag: 'model-call' as const,
+    provider: 'mine',
+    model: 'my-model',
+    protocol: 'anthropic' as const,
+    turn: 1,
+    stream: true,
+    status: 200,
+    startedAtMillis: 10,
+    finishedAtMillis: 30,
+    firstTokenMs: 5,
+    inputTokens: 700,
+    outputTokens: 50,
+    cacheReadTokens: 3,
+    cacheWriteTokens: 0,
+  };
+  const agentModel = {
+    provider: 'mine',
+    models: ['my-model'],
+    calls: 1,
+    inputTokens: 700,
+    outputTokens: 50,
+    cacheReadTokens: 3,
+    cacheWriteTokens: 0,
+    totalTokens: 753,
+    usd: 0.0018,
+  };
+  const metered: TrialOutcome = { ...outcome, trajectory: [...outcome.trajectory, call], agentModel };
+
+  it('carries each call and the metered use to the saga, which records the model cost from them', () => {
+    const back = received(reportedResult(metered));
+    expect(back.trajectory.at(-1)).toEqual(call);
+    expect(back.agentModel).toEqual(agentModel);
+    const events = trialResultEvents(
+      { trialId: 'trl_1', runId: 'run_1', batchId: 'bat_1', organization: 'acme' },
+      back,
+      { harness: 'command', model: 'my-model', sandbox: null, usage: back.usage, hasSimulatedUser: false },
+      new Date(0),
+    );
+    expect(events.map((event) => event.type)).toContain('TrialModelCalled');
+  });
+
+  it.each([
+    ['status', 99],
+    ['status', 600],
+    ['inputTokens', -1],
+    ['inputTokens', 1e12 + 1],
+    ['protocol', 'grpc'],
+    ['firstTokenMs', -1],
+    ['turn', 0],
+    ['provider', ''],
+  ])('refuses a call whose %s is %j, and takes the bounds themselves', (field, value) => {
+    const bad = reportedResult({ ...metered, trajectory: [{ ...call, [field]: value } as never] });
+    expect(() => received(bad)).toThrow(`["trajectory"][0]["${field}"]`);
+  });
+
+  it.each([
+    ['status', 100],
+    ['status', 599],
+    ['inputTokens', 0],
+    ['inputTokens', 1e12],
+    ['firstTokenMs', null],
+    ['turn', 1000],
+  ])('takes a call whose %s is %j', (field, value) => {
+    expect(received(reportedResult({ ...metered, trajectory: [{ ...call, [field]: value } as never] })).trajectory[0]).toMatchObject({ [field]: value });
+  });
+});

@@ -40,6 +40,17 @@ export function toOutcome(result: TrialResultDto, outputCapBytes: number): Trial
     harnessVersion: result.harnessVersion,
     sandboxDriver: result.sandboxDriver ?? null,
     conversation: result.conversation && { turns: result.conversation.turns, endReason: result.conversation.endReason },
+    agentModel: result.agentModel && {
+      provider: result.agentModel.provider,
+      models: [...result.agentModel.models],
+      calls: result.agentModel.calls,
+      inputTokens: result.agentModel.inputTokens,
+      outputTokens: result.agentModel.outputTokens,
+      cacheReadTokens: result.agentModel.cacheReadTokens,
+      cacheWriteTokens: result.agentModel.cacheWriteTokens,
+      totalTokens: result.agentModel.totalTokens,
+      usd: result.agentModel.usd,
+    },
     userModel: result.userModel && {
       provider: result.userModel.provider,
       model: result.userModel.model,
@@ -71,6 +82,24 @@ function toEntry(entry: TrajectoryEntryDto, index: number, bound: number): Traje
   }
   if (entry._tag === 'conversation') {
     return { _tag: 'conversation', turns: entry.turns ?? 0, endReason: (entry.endReason ?? 'failed') as never };
+  }
+  if (entry._tag === 'model-call') {
+    return {
+      _tag: 'model-call',
+      provider: entry.provider ?? '',
+      model: entry.model ?? '',
+      protocol: entry.protocol ?? 'openai-chat',
+      turn: entry.turn ?? 1,
+      stream: entry.stream ?? false,
+      status: entry.status ?? 200,
+      startedAtMillis: entry.startedAtMillis ?? 0,
+      finishedAtMillis: entry.finishedAtMillis ?? 0,
+      firstTokenMs: entry.firstTokenMs ?? null,
+      inputTokens: entry.inputTokens ?? 0,
+      outputTokens: entry.outputTokens ?? 0,
+      cacheReadTokens: entry.cacheReadTokens ?? 0,
+      cacheWriteTokens: entry.cacheWriteTokens ?? 0,
+    };
   }
   return {
     _tag: 'command',
