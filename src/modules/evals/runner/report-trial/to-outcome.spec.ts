@@ -210,7 +210,7 @@ describe("a local trial report of the agent's model calls", () => {
     ['turn', 0],
     ['provider', ''],
   ])('refuses a call whose %s is %j, and takes the bounds themselves', (field, value) => {
-    const bad = reportedResult({ ...metered, trajectory: [{ ...call, [field]: value } as never] });
+    const bad = reportedResult({ ...metered, trajectory: [{ ...call, [field]: value }] });
     expect(() => received(bad)).toThrow(`["trajectory"][0]["${field}"]`);
   });
 
@@ -222,6 +222,6 @@ describe("a local trial report of the agent's model calls", () => {
     ['firstTokenMs', null],
     ['turn', 1000],
   ])('takes a call whose %s is %j', (field, value) => {
-    expect(received(reportedResult({ ...metered, trajectory: [{ ...call, [field]: value } as never] })).trajectory[0]).toMatchObject({ [field]: value });
+    expect(received(reportedResult({ ...metered, trajectory: [{ ...call, [field]: value }] })).trajectory[0]).toMatchObject({ [field]: value });
   });
 });
