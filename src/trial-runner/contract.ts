@@ -295,18 +295,8 @@ export interface ProviderModelEntry {
   summary: string;
 }
 
-/** What the agent's calls through the model gateway used and cost, for the trial's `model` cost component. */
-export interface AgentModelUse {
-  provider: string;
-  models: string[];
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  /** Priced from the configuration's price table; null when one of the models has no price there. */
-  usd: number | null;
+/** What the agent's calls through the model gateway used and cost, for the trial's `model` cost component: the judge's shape. */
+export interface AgentModelUse extends JudgeModelUse {
   /** What the agent's own output reported (its driver's usage rule), kept beside the metered figures; null when it reported none. */
   reported?: TrialUsage | null;
 }

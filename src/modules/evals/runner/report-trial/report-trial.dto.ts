@@ -19,7 +19,7 @@ import {
 } from 'class-validator';
 import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { EachString } from '#infrastructure/http/decode/each-element';
-import { JudgeModelDto, ValidationRecordDto } from './report-validation.dto';
+import { JudgeModelDto, ModelTokensDto, ValidationRecordDto } from './report-validation.dto';
 
 /**
  * A local runner's report is untrusted input: every field is bounded here as the server's own
@@ -125,16 +125,10 @@ export class UserModelDto {
 
 /** The agent's metered model use, priced on the runner's machine; the saga records it as the trial's `model` cost. */
 @ForbidUnknownProperties()
-export class AgentModelDto {
+export class AgentModelDto extends ModelTokensDto {
   @IsString() @Length(1, 100) provider!: string;
   @IsArray() @ArrayMaxSize(100) @EachString(0, 200) models!: string[];
   @IsInt() @Min(0) @Max(1000000) calls!: number;
-  @IsInt() @Min(0) @Max(MAX_TOKENS) inputTokens!: number;
-  @IsInt() @Min(0) @Max(MAX_TOKENS) outputTokens!: number;
-  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheReadTokens!: number;
-  @IsInt() @Min(0) @Max(MAX_TOKENS) cacheWriteTokens!: number;
-  @IsInt() @Min(0) @Max(MAX_TOKENS) totalTokens!: number;
-  @ValidateIf(notNull('usd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) usd!: number | null;
 }
 
 /** A TrialOutcome as the trial runner produced it on the runner's machine. */

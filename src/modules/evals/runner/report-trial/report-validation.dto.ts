@@ -103,16 +103,20 @@ export class ValidationRecordDto {
   @IsObject() @ValidateNested() @Type(() => CaptureDto) metadata!: CaptureDto;
 }
 
-/** The LLM judge's model use, priced on the runner's machine; the saga records it as the trial's `judge` cost. */
-@ForbidUnknownProperties()
-export class JudgeModelDto {
-  @IsString() @Length(1, 100) provider!: string;
-  @IsArray() @ArrayMaxSize(64) @EachString(1, 200) models!: string[];
-  @IsInt() @Min(0) @Max(10000) calls!: number;
+/** The token counts and price of a class of model calls (the judge's, the agent's through the gateway). */
+export class ModelTokensDto {
   @IsInt() @Min(0) @Max(MAX_TOKENS) inputTokens!: number;
   @IsInt() @Min(0) @Max(MAX_TOKENS) outputTokens!: number;
   @IsInt() @Min(0) @Max(MAX_TOKENS) cacheReadTokens!: number;
   @IsInt() @Min(0) @Max(MAX_TOKENS) cacheWriteTokens!: number;
   @IsInt() @Min(0) @Max(MAX_TOKENS) totalTokens!: number;
   @ValidateIf(notNull('usd')) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1e6) usd!: number | null;
+}
+
+/** The LLM judge's model use, priced on the runner's machine; the saga records it as the trial's `judge` cost. */
+@ForbidUnknownProperties()
+export class JudgeModelDto extends ModelTokensDto {
+  @IsString() @Length(1, 100) provider!: string;
+  @IsArray() @ArrayMaxSize(64) @EachString(1, 200) models!: string[];
+  @IsInt() @Min(0) @Max(10000) calls!: number;
 }
