@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -308,9 +309,9 @@ export class ModelGateway {
       });
     };
     try {
-      let upstream: Response;
+      let upstream: http.IncomingMessage;
       try {
-        upstream = await fetch(target, { method: 'POST', headers, body, signal: abort.signal });
+        upstream = await post(target, headers, body, abort.signal);
       } catch (error) {
         const reason = abort.signal.aborted ? abortReason(abort.signal) : causeOf(error);
         grant.failures.push(`the provider "${grant.provider.name}" could not be reached: ${reason}`);
@@ -318,48 +319,64 @@ export class ModelGateway {
         record(502, null, null);
         return;
       }
-      if (upstream.status >= 500) grant.failures.push(`the provider "${grant.provider.name}" answered HTTP ${upstream.status}`);
-      if (upstream.status === 401 || upstream.status === 403) {
+      const status = upstream.statusCode ?? 502;
+      const ok = status >= 200 && status < 300;
+      if (status >= 500) grant.failures.push(`the provider "${grant.provider.name}" answered HTTP ${status}`);
+      if (status === 401 || status === 403) {
         grant.keyRefused = true;
-        grant.failures.push(`the provider "${grant.provider.name}" refused its key (HTTP ${upstream.status})`);
+        grant.failures.push(`the provider "${grant.provider.name}" refused its key (HTTP ${status})`);
       }
-      const passed: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => {
-        if (PASSED_RESPONSE_HEADER.test(name)) passed[name] = value;
-      });
-      response.writeHead(upstream.status, passed);
-      const events = stream && upstream.ok ? new StreamUsage(route.protocol) : null;
+      const passed: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(upstream.headers)) {
+        if (value !== undefined && PASSED_RESPONSE_HEADER.test(name)) passed[name] = value;
+      }
+      response.writeHead(status, passed);
+      const events = stream && ok ? new StreamUsage(route.protocol) : null;
       const whole: Buffer[] = [];
       let kept = 0;
       let firstTokenMs: number | null = null;
       try {
-        if (upstream.body !== null) {
-          for await (const piece of upstream.body) {
-            const chunk = Buffer.from(piece as Uint8Array);
-            firstTokenMs ??= Date.now() - startedAtMillis;
-            response.write(chunk);
-            if (events) events.push(chunk);
-            else if (kept + chunk.length <= MAX_USAGE_BODY_BYTES) {
-              whole.push(chunk);
-              kept += chunk.length;
-            }
+        for await (const piece of upstream) {
+          const chunk = piece as Buffer;
+          firstTokenMs ??= Date.now() - startedAtMillis;
+          response.write(chunk);
+          if (events) events.push(chunk);
+          else if (kept + chunk.length <= MAX_USAGE_BODY_BYTES) {
+            whole.push(chunk);
+            kept += chunk.length;
           }
         }
       } catch (error) {
         const reason = abort.signal.aborted ? abortReason(abort.signal) : causeOf(error);
         if (!response.destroyed) grant.failures.push(`the provider "${grant.provider.name}" broke off its answer: ${reason}`);
         response.destroy();
-        record(upstream.status, events?.usage ?? null, firstTokenMs);
+        record(status, events?.usage ?? null, firstTokenMs);
         return;
       }
       response.end();
-      const usage = events ? events.usage : upstream.ok ? usageOfBody(route.protocol, parseJson(Buffer.concat(whole))) : null;
-      record(upstream.status, usage, stream ? firstTokenMs : null);
+      const usage = events ? events.usage : ok ? usageOfBody(route.protocol, parseJson(Buffer.concat(whole))) : null;
+      record(status, usage, stream ? firstTokenMs : null);
     } finally {
       clearTimeout(timer);
       this.upstreams.delete(abort);
     }
   }
+}
+
+/** Connections to providers, kept open between calls (idle ones do not hold the process). */
+const HTTP_AGENT = new http.Agent({ keepAlive: true });
+const HTTPS_AGENT = new https.Agent({ keepAlive: true });
+
+/** POSTs the body upstream; answers once the provider's status and headers are in, its body to be read as it comes. */
+function post(target: string, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<http.IncomingMessage> {
+  const url = new URL(target);
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const options = { method: 'POST', headers: { ...headers, 'content-length': String(body.length) }, agent: secure ? HTTPS_AGENT : HTTP_AGENT, signal };
+    const request = (secure ? https : http).request(url, options, resolve);
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 /** The gateway of this process, started on first use: the server's trials and the CLI's local mode share it. */
