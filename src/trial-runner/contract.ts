@@ -140,6 +140,8 @@ export interface TrialOutcome {
   sandboxDriver?: 'bubblewrap' | 'process' | null;
   /** The harness driver detected an authentication failure (its connectors become invalid). */
   authFailed?: boolean;
+  /** The connector integration whose key the agent's provider refused through the gateway (that connector is invalid); absent: none. */
+  refusedProviderKey?: string | null;
   /** Agent turns and why the conversation ended; null or absent when the trial ended before it could. */
   conversation?: { turns: number; endReason: ConversationEndReason } | null;
   /** The simulated user's model use (priced when the configuration has a price); null or absent without one. */

@@ -188,7 +188,18 @@ export class SandboxTrialRunner implements TrialRunner {
     const gateway = await sharedModelGateway();
     const { prices } = this.settings.config;
     const budget = spec.profile?.budget ?? null;
-    return gateway.grant({ trialId: spec.trialId, provider, apiKey: resolved.key ?? '', timeoutMs, budget, price: (call) => callPrice(prices, call) });
+    // From a server variable when its apiKeyEnv is set there (resolveProviderKey's order), else from the connector.
+    const fromServer = provider.apiKeyEnv !== null && (process.env[provider.apiKeyEnv]?.trim() ?? '') !== '';
+    const keyConnector = fromServer || resolved.key === null ? null : providerIntegration(provider.protocol);
+    return gateway.grant({
+      trialId: spec.trialId,
+      provider,
+      apiKey: resolved.key ?? '',
+      timeoutMs,
+      budget,
+      keyConnector,
+      price: (call) => callPrice(prices, call),
+    });
   }
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {

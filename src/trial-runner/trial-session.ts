@@ -278,6 +278,7 @@ export class TrialSession {
       agentModel: this.gateway === null ? null : this.agentModel(this.gateway),
       harnessVersion,
       authFailed: this.authFailed,
+      refusedProviderKey: this.gateway?.keyRefused === true ? this.gateway.keyConnector : null,
       conversation: this.ending,
       userModel: this.userModel,
     };

@@ -82,6 +82,7 @@ function config(fake: FakeProvider): string {
       `  claude: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  resp: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
       `  gem: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  byconnector: { protocol: anthropic, baseURL: "${fake.anthropicURL}" }`,
       'harnesses:',
       '  harness_kind_3:',
       '    version: "1.0"',
@@ -366,6 +367,26 @@ describe('the model gateway', () => {
       detail: expect.objectContaining({ inputTokens: 70, reported: expect.objectContaining({ inputTokens: 999, outputTokens: 1 }) }),
     });
     await waitUntil(async () => server.output().includes('the agent reported other token usage than the gateway measured'), 5000);
+  });
+
+  it("a key the provider refuses voids the trial, naming the provider, and marks the organization's connector invalid", async () => {
+    const connectorKey = 'sk-connector-key-5a4b3c2d1e';
+    const added = await server.client.call('connectors.add', {
+      integrationId: 'anthropic',
+      authMethodId: 'api-key',
+      name: 'refused',
+      values: { apiKey: connectorKey },
+    });
+    expect(added.status).toBe(200);
+    fake.answer({ status: 401, error: 'invalid x-api-key' });
+    const before = fake.requests.length;
+    const started = await server.client.call('evals.batches.start', anyBody('byconnector', { AGENT_PROTOCOL: 'anthropic', AGENT_STREAM: '0' }));
+    expect(started.status).toBe(200);
+    const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+    expect([trial.status, trial.failure]).toEqual(['void', 'the model provider failed: the provider "byconnector" refused its key (HTTP 401)']);
+    expect(fake.requests.slice(before).map((request) => request.headers['x-api-key'])).toEqual([connectorKey]);
+    const listed = (await server.client.call('connectors.list')).body.find((connector: { id: string }) => connector.id === added.body.id);
+    expect(listed.status).toBe('invalid');
   });
 
   describe('budgets (profile.budget): a call past one is refused with 429 and the trial fails', () => {

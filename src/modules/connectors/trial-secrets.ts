@@ -71,7 +71,14 @@ export class TrialSecrets implements TrialEnvironment {
     const env = Object.assign({}, variables.env, ...connections.map((opened) => opened.env)) as Record<string, string>;
     const secrets = [...new Set([...variables.secrets, ...connections.flatMap((opened) => opened.secrets), ...Object.values(providers.keys)])];
     const connectionIds = [...connections.map((opened) => opened.connectionId), ...providers.connectionIds];
-    return { env, secrets, connectionIds, variableNames: Object.keys(variables.env), providerKeys: providers.keys };
+    return {
+      env,
+      secrets,
+      connectionIds,
+      variableNames: Object.keys(variables.env),
+      providerKeys: providers.keys,
+      providerConnections: providers.byIntegration,
+    };
   }
 
   /**
@@ -79,9 +86,13 @@ export class TrialSecrets implements TrialEnvironment {
    * the simulated user and judges: the service calls the provider, the trial's processes never
    * see the key (it is not put in `env`).
    */
-  async providerKeys(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }> {
+  async providerKeys(
+    organization: string,
+    integrations: readonly string[],
+  ): Promise<{ keys: Record<string, string>; connectionIds: string[]; byIntegration: Record<string, string> }> {
     const keys: Record<string, string> = {};
     const connectionIds: string[] = [];
+    const byIntegration: Record<string, string> = {};
     for (const integrationId of integrations) {
       const connectionId = await this.providerConnection(organization, integrationId);
       if (connectionId === null) continue;
@@ -92,8 +103,9 @@ export class TrialSecrets implements TrialEnvironment {
       if (typeof values.apiKey !== 'string' || values.apiKey === '') continue;
       keys[integrationId] = values.apiKey;
       connectionIds.push(connectionId);
+      byIntegration[integrationId] = connectionId;
     }
-    return { keys, connectionIds };
+    return { keys, connectionIds, byIntegration };
   }
 
   /**

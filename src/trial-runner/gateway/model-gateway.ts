@@ -69,6 +69,8 @@ export interface GrantTerms {
   timeoutMs: number;
   /** What the trial may spend; a call past it is refused with 429. */
   budget: ModelBudget | null;
+  /** The connector integration the key came from; null: a server variable (or no key). */
+  keyConnector: string | null;
   /** US dollars a call cost, from the configured prices; null when its model has no price. */
   price(call: TrajectoryModelCall): number | null;
 }
@@ -91,6 +93,8 @@ export interface GatewayGrant {
   readonly failures: readonly string[];
   /** The provider refused the key (HTTP 401 or 403). */
   readonly keyRefused: boolean;
+  /** The connector integration the key came from; null: a server variable (or no key). */
+  readonly keyConnector: string | null;
   /** The bound the agent went past (`maxTokens (1500 of 1000)`), once a call was refused for it or its calls exceeded it; else null. */
   readonly overBudget: string | null;
   /** The agent's turn the calls from now on belong to. */
@@ -181,6 +185,7 @@ export class ModelGateway {
       calls: [],
       failures: [],
       keyRefused: false,
+      keyConnector: terms.keyConnector,
       revoked: false,
       refusedFor: null,
       get overBudget() {

@@ -294,8 +294,12 @@ export class SagaReactions {
   }
 
   private async recordUse(organization: string, environment: ResolvedTrialEnvironment, outcome: TrialOutcome, trialId: string): Promise<void> {
-    const connectionIds = environment.connectionIds ?? [];
-    if (!this.environment.recordUse || (connectionIds.length === 0 && (environment.variableNames ?? []).length === 0)) return;
+    const refused = outcome.refusedProviderKey ? environment.providerConnections?.[outcome.refusedProviderKey] : undefined;
+    const connectionIds = (environment.connectionIds ?? []).filter((connectionId) => connectionId !== refused);
+    if (!this.environment.recordUse) return;
+    // The connector whose key the agent's provider refused is invalid, whatever else happened.
+    if (refused !== undefined) await this.environment.recordUse(organization, [refused], { authFailed: true, trialId });
+    if (connectionIds.length === 0 && (environment.variableNames ?? []).length === 0) return;
     await this.environment.recordUse(organization, connectionIds, {
       authFailed: outcome.authFailed === true,
       trialId,

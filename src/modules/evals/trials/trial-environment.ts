@@ -10,6 +10,8 @@ export interface ResolvedTrialEnvironment {
   variableNames?: string[];
   /** Model provider API keys by provider name (for the simulated user and judges); also in `secrets`. */
   providerKeys?: Record<string, string>;
+  /** The connection each of those keys came from, by integration. */
+  providerConnections?: Record<string, string>;
 }
 
 /** How a trial went, as far as its credentials are concerned. */
@@ -37,7 +39,10 @@ export interface TrialEnvironment {
     options?: { providerIntegrations?: readonly string[] },
   ): Promise<ResolvedTrialEnvironment>;
   /** The organization's model-provider keys alone (a rescore's judge needs nothing else), by integration. */
-  providerKeys?(organization: string, integrations: readonly string[]): Promise<{ keys: Record<string, string>; connectionIds: string[] }>;
+  providerKeys?(
+    organization: string,
+    integrations: readonly string[],
+  ): Promise<{ keys: Record<string, string>; connectionIds: string[]; byIntegration?: Record<string, string> }>;
   /** Records the use (lastUsedAt) and, on an authentication failure, marks connections invalid. Never throws. */
   recordUse?(organization: string, connectionIds: readonly string[], outcome: TrialUseOutcome): Promise<void>;
 }
