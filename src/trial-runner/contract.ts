@@ -140,6 +140,11 @@ export interface TrialOutcome {
   sandboxDriver?: 'bubblewrap' | 'process' | null;
   /** The harness driver detected an authentication failure (its connectors become invalid). */
   authFailed?: boolean;
+  /**
+   * With `gateway.recordBodies`, each model call's request and answer (redacted like output), in
+   * the order of the trajectory's model-call entries; absent: not recorded.
+   */
+  modelCallBodies?: ModelCallBodies[];
   /** The connector integration whose key the agent's provider refused through the gateway (that connector is invalid); absent: none. */
   refusedProviderKey?: string | null;
   /** Agent turns and why the conversation ended; null or absent when the trial ended before it could. */
@@ -301,4 +306,11 @@ export interface ProviderModelEntry {
 export interface AgentModelUse extends JudgeModelUse {
   /** What the agent's own output reported (its driver's usage rule), kept beside the metered figures; null when it reported none. */
   reported?: TrialUsage | null;
+}
+
+/** A model call's request and answer bodies as the gateway passed them, redacted; `truncated`: one was cut at the gateway's bound. */
+export interface ModelCallBodies {
+  request: string;
+  response: string;
+  truncated: boolean;
 }

@@ -49,6 +49,7 @@ export { ExecutionConfigError } from './config-shape';
  * users: { default: openai, defaultModel: gpt-5.4-mini }   # simulated users' providers
  * judges: { provider: openai, model: gpt-5.4-mini }        # LLM judges' provider
  * prices: { gpt-5.4-mini: { inputPerMTok: 0.25, outputPerMTok: 2 } }
+ * gateway: { recordBodies: false }  # true: keep each model call's request and answer with its trial
  * ```
  */
 export type SandboxDriverName = 'bubblewrap' | 'process';
@@ -89,6 +90,8 @@ export interface ExecutionConfig {
   judges: ProviderSettings['judges'];
   /** US dollars per million tokens, by model: what the providers' usage costs. */
   prices: ProviderSettings['prices'];
+  /** The model gateway: `recordBodies` keeps each call's request and answer (redacted) with the trial. */
+  gateway: { recordBodies: boolean };
 }
 
 export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
@@ -104,6 +107,7 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
   users: EMPTY_USERS_CONFIG,
   judges: null,
   prices: {},
+  gateway: { recordBodies: false },
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
@@ -140,6 +144,7 @@ const TOP_KEYS = [
   'users',
   'judges',
   'prices',
+  'gateway',
 ];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
@@ -156,6 +161,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
     repositories: repositoryPolicy(shape, top.repositories),
     ...providerSettings(shape, top),
+    gateway: gatewaySettings(shape, top.gateway),
   };
   checkUnsandboxedConsent(shape, config);
   checkHarnessProviders(shape, config);
@@ -208,6 +214,12 @@ function checkHarnessProviders(shape: ConfigShape, config: ExecutionConfig): voi
       }
     }
   }
+}
+
+function gatewaySettings(shape: ConfigShape, value: unknown): ExecutionConfig['gateway'] {
+  if (value == null) return { recordBodies: false };
+  const fields = shape.object(value, 'gateway', ['recordBodies']);
+  return { recordBodies: optionalBoolean(shape, fields.recordBodies, 'gateway.recordBodies') ?? false };
 }
 
 /** The values a harness's environment may take from its trial's model gateway. */

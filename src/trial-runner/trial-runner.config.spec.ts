@@ -29,7 +29,23 @@ describe('execution config', () => {
       users: { byHarness: {}, defaultProvider: null, defaultModel: 'gpt-5.4-mini' },
       judges: null,
       prices: {},
+      gateway: { recordBodies: false },
     });
+  });
+
+  it.each([
+    [{ gateway: { recordBodies: true } }, true],
+    [{ gateway: {} }, false],
+  ])('reads gateway %j', (config, recordBodies) => {
+    expect(parseExecutionConfig(config, 'assay.yaml').gateway).toEqual({ recordBodies });
+  });
+
+  it.each([
+    [{ gateway: { recordBodies: 'yes' } }, 'gateway.recordBodies'],
+    [{ gateway: { recordAll: true } }, 'gateway'],
+    [{ gateway: true }, 'gateway'],
+  ])('refuses gateway %j, naming %s', (config, where) => {
+    expect(() => parseExecutionConfig(config, 'assay.yaml')).toThrow(`assay.yaml: ${where}`);
   });
 
   it('takes the limits given and keeps the defaults of the others', () => {

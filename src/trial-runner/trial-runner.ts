@@ -198,6 +198,7 @@ export class SandboxTrialRunner implements TrialRunner {
       timeoutMs,
       budget,
       keyConnector,
+      recordBodies: this.settings.config.gateway.recordBodies,
       price: (call) => callPrice(prices, call),
     });
   }

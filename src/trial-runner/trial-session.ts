@@ -12,6 +12,7 @@ import type { JudgeModelUse } from './validation/judge';
 import type { ValidationRecord } from './validation/validation-record';
 import type {
   AgentModelUse,
+  ModelCallBodies,
   ConversationEndReason,
   TrajectoryEntry,
   TrajectoryModelCall,
@@ -254,6 +255,15 @@ export class TrialSession {
     return { ...use, reported: this.usage };
   }
 
+  /** The recorded bodies, redacted, in the order withModelCalls puts the calls in the trajectory. */
+  private recordedBodies(gateway: GatewayGrant): ModelCallBodies[] {
+    const order = gateway.calls.map((call, index) => ({ at: call.startedAtMillis, index })).sort((a, b) => a.at - b.at);
+    return order.map(({ index }) => {
+      const { request, response, truncated } = gateway.bodies[index];
+      return { request: this.redactor.redact(request), response: this.redactor.redact(response), truncated };
+    });
+  }
+
   outcome(verdict: Verdict, harnessVersion: string | null, totalMs: number): TrialOutcome {
     return {
       status: verdict.status,
@@ -263,6 +273,7 @@ export class TrialSession {
       serviceFault: verdict.serviceFault,
       timed: verdict.timed,
       trajectory: this.gateway === null ? this.trajectory : withModelCalls(this.trajectory, this.gateway.calls),
+      ...(this.gateway?.bodies.length ? { modelCallBodies: this.recordedBodies(this.gateway) } : {}),
       verifySteps: this.verifySteps,
       validations: this.validations,
       judgeModel: this.judgeUse,

@@ -20,7 +20,7 @@ needle = 'sk-real-' + 'provider-key'  # split, so that this file does not hold i
 print('KEY-IN-ENV' if any(needle in value for value in os.environ.values()) else 'NO-KEY-IN-ENV')
 stream = os.environ.get('AGENT_STREAM') == '1'
 for _ in range(int(os.environ.get('AGENT_CALLS', '1'))):
-    body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': 'say hello'}], 'stream': stream}
+    body = {'model': os.environ['ASSAY_MODEL'], 'messages': [{'role': 'user', 'content': os.environ.get('AGENT_SAY', 'say hello')}], 'stream': stream}
     request = urllib.request.Request(base + '/v1/chat/completions', data=json.dumps(body).encode(), headers={'authorization': 'Bearer ' + token, 'content-type': 'application/json'})
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
@@ -67,7 +67,7 @@ except urllib.error.HTTPError as error:
 open('out.txt', 'w').write(text)
 `;
 
-function config(fake: FakeProvider): string {
+function config(fake: FakeProvider, extra: string[] = []): string {
   const file = path.join(tempDir(), 'assay.yaml');
   fs.writeFileSync(
     file,
@@ -92,6 +92,7 @@ function config(fake: FakeProvider): string {
       '    usage: { format: json-lines, aggregate: sum, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens }',
       'prices:',
       '  fake-model: { inputPerMTok: 1, outputPerMTok: 2 }',
+      ...extra,
       '',
     ].join('\n'),
   );
@@ -146,7 +147,12 @@ function agentBody(extraEnv: Record<string, string> = {}, sandbox = 'sandbox_kin
         harness: 'command',
         model: 'fake-model',
         sandbox,
-        profile: { provider: 'fake', files: { 'agent.py': AGENT, 'probe.py': PROBE }, env: extraEnv, run: 'python3 agent.py && python3 probe.py' },
+        profile: {
+          provider: 'fake',
+          files: { 'agent.py': AGENT, 'probe.py': PROBE },
+          env: extraEnv,
+          run: 'python3 agent.py && { [ -z "$PROBE_PORTS" ] || python3 probe.py; }',
+        },
       },
     ],
   });
@@ -440,6 +446,68 @@ describe('the model gateway', () => {
       expect(answer.status).toBe(status);
       if (status === 200) await waitForBatch(server.client, answer.body.id);
       else expect(answer.body.message).toContain('budget');
+    });
+  });
+
+  describe('evals.trials.modelCalls', () => {
+    it("lists a trial's calls; without gateway.recordBodies their bodies are null", async () => {
+      fake.answer({ text: 'hello from the model', usage: { input: 3, output: 4 } });
+      const started = await server.client.call('evals.batches.start', agentBody());
+      const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];
+      const answer = await server.client.call('evals.trials.modelCalls', { trialId: trial.id });
+      expect(answer.status).toBe(200);
+      expect(answer.body.calls).toEqual([
+        expect.objectContaining({ _tag: 'model-call', inputTokens: 3, outputTokens: 4, request: null, response: null, truncated: false }),
+      ]);
+    });
+
+    it.each([
+      [{}, 400],
+      [{ trialId: '' }, 400],
+      [{ trialId: 'x'.repeat(201) }, 400],
+      [{ trialId: 'trl_nope', extra: 1 }, 400],
+      [{ trialId: 'trl_nope' }, 404],
+      [{ trialId: 'x'.repeat(200) }, 404],
+    ])('%j: %i', async (body, status) => {
+      expect((await server.client.call('evals.trials.modelCalls', body)).status).toBe(status);
+    });
+  });
+
+  describe('with gateway.recordBodies', () => {
+    let recording: ChildServer;
+    const SECRET = 'secret-phrase-9f8e7d6c5b';
+
+    beforeAll(async () => {
+      recording = await startChild({
+        ASSAY_DATA_DIR: tempDir(),
+        ASSAY_INIT_ORG: 'acme',
+        ASSAY_INIT_API_KEY: INIT_KEY,
+        ASSAY_CONFIG: config(fake, ['gateway: { recordBodies: true }']),
+        FAKE_PROVIDER_KEY: REAL_KEY,
+      });
+      expect((await recording.client.call('environment.set', { variables: [{ name: 'AGENT_SAY', value: SECRET, secret: true }] })).status).toBe(200);
+    });
+
+    afterAll(async () => {
+      await recording.stop();
+    });
+
+    it.each([
+      ['a whole answer', {}],
+      ['a streamed answer', { AGENT_STREAM: '1' }],
+    ])("%s: each call's request and answer are kept, redacted like output", async (_name, env) => {
+      fake.answer({ text: 'hello from the model', usage: { input: 8, output: 9 } });
+      const started = await recording.client.call('evals.batches.start', agentBody(env));
+      const trial = (await waitForBatch(recording.client, started.body.id)).runs[0].trials[0];
+      expect(trial.status).toBe('passed');
+      const { calls } = (await recording.client.call('evals.trials.modelCalls', { trialId: trial.id })).body;
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({ inputTokens: 8, outputTokens: 9, truncated: false });
+      expect(JSON.parse(calls[0].request)).toMatchObject({ model: 'fake-model', messages: [{ role: 'user', content: '[redacted]' }] });
+      expect(calls[0].response).toContain('hello from the model');
+      expect(JSON.stringify(calls)).not.toContain(SECRET);
+      // The trial's own record holds the entry alone: the bodies are read from its events.
+      expect(JSON.stringify(trial)).not.toContain('"response"');
     });
   });
 

@@ -7,6 +7,8 @@ import { StartBatchHandler } from './batches/start-batch/start-batch.handler';
 import { RunCaseController } from './cases/run-case/run-case.controller';
 import { RunCaseHandler } from './cases/run-case/run-case.handler';
 import { GetRunController } from './runs/get-run/get-run.controller';
+import { ModelCallsController } from './trials/model-calls/model-calls.controller';
+import { ListModelCallsHandler } from './trials/model-calls/model-calls.handler';
 import { GetRunHandler } from './runs/get-run/get-run.handler';
 import { RescoreRunController } from './runs/rescore-run/rescore-run.controller';
 import { RescoreRunHandler } from './runs/rescore-run/rescore-run.handler';
@@ -50,11 +52,21 @@ const readControllers = [
   GetSuiteController,
   ListSuitesController,
   ListModelsController,
+  ModelCallsController,
 ];
 /** The local runner's operations (runner.*): it runs the trials of `local` variants on its own machine. */
 const runnerControllers = [StartLocalBatchController, LeaseTrialsController, ReportTrialController, BeatController, FinishLocalBatchController];
 const runnerHandlers = [StartLocalBatchHandler, LeaseTrialsHandler, ReportTrialHandler, BeatHandler, FinishLocalBatchHandler];
-const readHandlers = [ListBatchesHandler, ListRunsHandler, GetCaseHandler, ListCasesHandler, GetSuiteHandler, ListSuitesHandler, ListModelsHandler];
+const readHandlers = [
+  ListBatchesHandler,
+  ListRunsHandler,
+  GetCaseHandler,
+  ListCasesHandler,
+  GetSuiteHandler,
+  ListSuitesHandler,
+  ListModelsHandler,
+  ListModelCallsHandler,
+];
 
 @Module({
   controllers: [StartBatchController, RunCaseController, GetBatchController, GetRunController, RescoreRunController, ...readControllers, ...runnerControllers],

@@ -12,6 +12,8 @@ import type { ProviderDefinition } from '../providers/provider-config';
 import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
 
 const SOCKET_NAME = 'gateway.sock';
+/** How much of each call's request and answer `recordBodies` keeps. */
+const MAX_RECORDED_BODY_BYTES = 1024 * 1024;
 
 /**
  * The first bound of the grant's budget that is past: with `next`, counting the call about to be
@@ -71,6 +73,8 @@ export interface GrantTerms {
   budget: ModelBudget | null;
   /** The connector integration the key came from; null: a server variable (or no key). */
   keyConnector: string | null;
+  /** Keep each call's request and answer bodies (`bodies`), as they passed, up to MAX_RECORDED_BODY_BYTES each. */
+  recordBodies: boolean;
   /** US dollars a call cost, from the configured prices; null when its model has no price. */
   price(call: TrajectoryModelCall): number | null;
 }
@@ -89,6 +93,8 @@ export interface GatewayGrant {
   readonly provider: ProviderDefinition;
   /** The calls made so far, in the order they finished. */
   readonly calls: readonly TrajectoryModelCall[];
+  /** With `recordBodies`, each call's request and answer as they passed (unredacted), by the call's place in `calls`. */
+  readonly bodies: readonly CallBodies[];
   /** The provider failures the gateway saw (5xx, unreachable, timed out, a refused key), in order. */
   readonly failures: readonly string[];
   /** The provider refused the key (HTTP 401 or 403). */
@@ -102,9 +108,17 @@ export interface GatewayGrant {
   revoke(): void;
 }
 
+/** A call's request and answer bodies as they passed the gateway; `truncated`: one was longer than the gateway keeps. */
+export interface CallBodies {
+  request: string;
+  response: string;
+  truncated: boolean;
+}
+
 interface LiveGrant extends GatewayGrant {
   readonly terms: GrantTerms;
   calls: TrajectoryModelCall[];
+  bodies: CallBodies[];
   failures: string[];
   keyRefused: boolean;
   revoked: boolean;
@@ -183,6 +197,7 @@ export class ModelGateway {
       terms,
       provider: terms.provider,
       calls: [],
+      bodies: [],
       failures: [],
       keyRefused: false,
       keyConnector: terms.keyConnector,
@@ -285,8 +300,27 @@ export class ModelGateway {
     response.on('close', () => {
       if (!response.writableFinished) abort.abort(new Error('the agent closed the connection'));
     });
+    // The answer as it passed, for `recordBodies`: kept up to its bound, the rest counted as cut.
+    const answered: Buffer[] = [];
+    let answeredBytes = 0;
+    let answerCut = false;
+    const keepAnswer = (chunk: Buffer) => {
+      if (!grant.terms.recordBodies) return;
+      if (answeredBytes + chunk.length > MAX_RECORDED_BODY_BYTES) answerCut = true;
+      const room = MAX_RECORDED_BODY_BYTES - answeredBytes;
+      if (room > 0) answered.push(chunk.subarray(0, room));
+      answeredBytes += Math.min(room, chunk.length);
+    };
     const record = (status: number, usage: CallUsage | null, firstTokenMs: number | null) => {
       const finishedAtMillis = Date.now();
+      if (grant.terms.recordBodies) {
+        const requestCut = raw.length > MAX_RECORDED_BODY_BYTES;
+        grant.bodies.push({
+          request: raw.subarray(0, MAX_RECORDED_BODY_BYTES).toString('utf8'),
+          response: Buffer.concat(answered).toString('utf8'),
+          truncated: requestCut || answerCut,
+        });
+      }
       // The server's metrics count the agents' calls with the service's own, by provider and model.
       reportProviderCall({
         provider: grant.provider.name,
@@ -345,6 +379,7 @@ export class ModelGateway {
           const chunk = piece as Buffer;
           firstTokenMs ??= Date.now() - startedAtMillis;
           response.write(chunk);
+          keepAnswer(chunk);
           if (events) events.push(chunk);
           else if (kept + chunk.length <= MAX_USAGE_BODY_BYTES) {
             whole.push(chunk);

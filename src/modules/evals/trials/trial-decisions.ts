@@ -77,11 +77,16 @@ export function resultOf(outcome: TrialOutcome, costInput: TrialCostInput, now: 
 
 /** The events that record a trial's outcome, appended together: commands, verify steps, verdict. */
 export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInput: TrialCostInput, now: Date): TrialEvent[] {
+  let calls = 0;
   const events: TrialEvent[] = outcome.trajectory.map((entry): TrialEvent => {
     if (entry._tag === 'message') return { type: 'TrialMessageRecorded', data: { ...ref, entry } };
     if (entry._tag === 'conversation') return { type: 'TrialConversationEnded', data: { ...ref, entry } };
     if (entry._tag === 'prepare') return { type: 'TrialPrepared', data: { ...ref, entry } };
-    if (entry._tag === 'model-call') return { type: 'TrialModelCalled', data: { ...ref, entry } };
+    if (entry._tag === 'model-call') {
+      // Recorded bodies travel with their call (the event store keeps large ones in the blob store); the read models keep the entry alone.
+      const bodies = outcome.modelCallBodies?.[calls++];
+      return { type: 'TrialModelCalled', data: { ...ref, entry, ...(bodies ? { bodies } : {}) } };
+    }
     return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
   });
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: merged(ref, step) });

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type {
+  ModelCallBodies,
   TrajectoryCommand,
   TrajectoryConversation,
   TrajectoryMessage,
@@ -54,7 +55,7 @@ export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef 
 /** The conversation's end: how many agent turns ran and why it ended. */
 export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', TrialRef & { entry: TrajectoryConversation }>;
 /** A call the agent made to its model through the model gateway, metered by the service (an entry of the trajectory). */
-export type TrialModelCalled = DomainEvent<'TrialModelCalled', TrialRef & { entry: TrajectoryModelCall }>;
+export type TrialModelCalled = DomainEvent<'TrialModelCalled', TrialRef & { entry: TrajectoryModelCall; bodies?: ModelCallBodies }>;
 /** The case's prepare ran before the first agent turn (an entry of the trajectory). */
 export type TrialPrepared = DomainEvent<'TrialPrepared', TrialRef & { entry: TrajectoryPrepare }>;
 /** One validation record of the trial's validator, in index order, before the verdict. */

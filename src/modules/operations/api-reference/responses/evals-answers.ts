@@ -79,6 +79,11 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
     errors: [400, 403],
   },
   'evals.runs.get': { summary: 'One run with its trials', answer: ref('Run'), errors: [400, 403, 404] },
+  'evals.trials.modelCalls': {
+    summary: "A trial's calls through the model gateway, with their request and answer bodies when the server records them",
+    answer: object({ calls: list(anyObject) }),
+    errors: [400, 403, 404],
+  },
   'evals.runs.list': {
     summary: "A case's runs, newest first, 20 a page",
     answer: object({ runs: list(ref('Run')), page: integer, pageSize: integer, total: integer }),

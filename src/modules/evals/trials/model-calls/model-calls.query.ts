@@ -1,0 +1,6 @@
+export class ListModelCalls {
+  constructor(
+    readonly organization: string,
+    readonly trialId: string,
+  ) {}
+}
