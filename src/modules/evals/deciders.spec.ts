@@ -6,6 +6,7 @@ import { definitionHash, definitionParts } from './shared/identity';
 import { TrialScheduler } from './orchestration/trial-scheduler';
 import { Conflict } from '#shared/errors';
 import { given } from '../../../test/support/decider-spec';
+import { plainCase } from '../../../test/support/eval-case';
 
 const now = new Date('2026-01-01T00:00:00.000Z');
 const taken = (batchId: string): BatchSlotEvent => ({ type: 'BatchSlotTaken', data: { organization: 'o', batchId, takenAt: now.toISOString() } });
@@ -46,20 +47,7 @@ describe('the batch slots decider: the rule of three', () => {
 
 describe('the case decider: versions only on a change', () => {
   const suite: EvalSuite = { id: 's', name: 's', prompt: 'Do {{task}}', source: null };
-  const evalCase = (task: string, verify = 'true'): EvalCase => ({
-    id: 'c',
-    name: 'c',
-    cache: null,
-    maxTurns: null,
-    timeoutMs: null,
-    user: null,
-    prepare: null,
-    source: null,
-    tags: [],
-    variables: { task },
-    validator: null,
-    verify,
-  });
+  const evalCase = (task: string, verify = 'true'): EvalCase => plainCase({ variables: { task }, verify });
   const record = (definition: EvalCase) => ({
     type: 'RecordCaseRun' as const,
     organization: 'o',

@@ -4,6 +4,7 @@ import { BatchStarter, StartRequest } from './batch-starter';
 import { batchStream } from './batch.events';
 import { STRICT_EXECUTION_POLICY } from '../shared/execution-policy';
 import type { EventMetadata } from '#shared/domain-event';
+import { plainCase } from '../../../../test/support/eval-case';
 import { tempDir } from '../../../../test/support/temp-dirs';
 
 const HOLD_MS = 1000;
@@ -13,22 +14,7 @@ function request(now: Date): StartRequest {
   return {
     plan: {
       suite: { id: 's', name: 's', prompt: 'Write {{word}}', source: null },
-      cases: [
-        {
-          id: 'c',
-          name: 'c',
-          cache: null,
-          maxTurns: null,
-          timeoutMs: null,
-          user: null,
-          prepare: null,
-          source: null,
-          tags: [],
-          variables: { word: 'hello' },
-          validator: null,
-          verify: 'true',
-        },
-      ],
+      cases: [plainCase({ variables: { word: 'hello' } })],
       variants: [{ harness: 'command', model: 'm', profile: { run: 'true' }, sandbox: null, credentials: null }],
       trials: 1,
     },
