@@ -1,16 +1,32 @@
-import type { BatchStarted, PlannedRun } from '../batches/batch.events';
 import { DEFAULT_MAX_TURNS } from '#shared/eval-definitions';
+import type { EvalCase, EvalSource, VariantDefinition } from '#shared/eval-definitions';
 import { merged } from '#shared/merged';
 import type { TrialOutcome, TrialSpec } from '#trial-runner';
 import { TrialCostInput, trialCosts } from './costs';
 import type { TrialEvent, TrialRef, TrialResult } from './trial.events';
 import type { ResolvedTrialEnvironment } from './trial-environment';
 
+/** What of a started batch a trial's decisions read (a BatchStarted's data is one). */
+export interface TrialBatch {
+  batchId: string;
+  organization: string;
+  cases: EvalCase[];
+}
+
+/** What of a planned run a trial's decisions read (a PlannedRun of batch.events.ts is one). */
+export interface TrialRun {
+  runId: string;
+  caseId: string;
+  variant: VariantDefinition;
+  setup: { prompt: string; source: EvalSource };
+  timeoutMs: number;
+}
+
 /**
  * What a trial is asked to do and what its outcome records: the decisions the saga, the runner
  * endpoints (a local runner's trials) and rescoring share. Pure: the time arrives as `now`.
  */
-export function trialSpec(batch: BatchStarted['data'], run: PlannedRun, trialId: string, environment: ResolvedTrialEnvironment): TrialSpec {
+export function trialSpec(batch: TrialBatch, run: TrialRun, trialId: string, environment: ResolvedTrialEnvironment): TrialSpec {
   const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
   if (!evalCase) throw new Error(`Batch "${batch.batchId}" has no case "${run.caseId}" for run "${run.runId}".`);
   const profileEnv = run.variant.profile?.env ?? {};
@@ -45,7 +61,7 @@ export const MODEL_PROVIDER_INTEGRATIONS = ['openai', 'anthropic', 'openai-compa
  * one, and an agent that reaches its model through the gateway (an agent harness, whose driver may
  * name a provider, or a profile that names one) has its calls forwarded with one.
  */
-export function callsModelProviders(batch: BatchStarted['data'], run: PlannedRun): boolean {
+export function callsModelProviders(batch: TrialBatch, run: TrialRun): boolean {
   if (run.variant.harness !== 'command' || run.variant.profile?.provider !== undefined) return true;
   const evalCase = batch.cases.find((candidate) => candidate.id === run.caseId);
   const validator: unknown = evalCase?.validator;
