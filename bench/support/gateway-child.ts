@@ -11,7 +11,16 @@ async function main(): Promise<void> {
   const baseURL = process.argv[2];
   const gateway = await ModelGateway.start();
   const provider = { name: 'fake', protocol: 'openai-compatible' as const, baseURL, apiKeyEnv: null, models: [], timeoutMs: null };
-  const grant = gateway.grant({ trialId: 'trl_bench', provider, apiKey: 'bench-key', timeoutMs: 120_000, budget: null, keyConnector: null, price: () => null });
+  const grant = gateway.grant({
+    trialId: 'trl_bench',
+    provider,
+    apiKey: 'bench-key',
+    timeoutMs: 120_000,
+    budget: null,
+    keyConnector: null,
+    recordBodies: false,
+    price: () => null,
+  });
   process.stdout.write(`${JSON.stringify({ url: grant.url, token: grant.token })}\n`);
   const lines = readline.createInterface({ input: process.stdin });
   for await (const _line of lines) {
