@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     budget: null,
     keyConnector: null,
     recordBodies: false,
+    replay: null,
     price: () => null,
   });
   process.stdout.write(`${JSON.stringify({ url: grant.url, token: grant.token })}\n`);

@@ -33,6 +33,17 @@ export interface Profile {
   provider?: string;
   /** What the agent may spend through the model gateway; a call past it is refused and the trial fails. */
   budget?: ModelBudget;
+  /** Answer the agent's model calls from a batch recorded with gateway.recordBodies. */
+  replay?: ModelReplay;
+}
+
+/**
+ * Model calls answered from a recorded batch: a call whose request matches a recorded one gets
+ * its recorded answer; `fallback` sends any other upstream, `strict` refuses it (the trial is void).
+ */
+export interface ModelReplay {
+  batchId: string;
+  mode: 'fallback' | 'strict';
 }
 
 /** A trial's model budget: each bound optional. */

@@ -30,6 +30,15 @@ export interface TrialSpec {
   prepare: EvalCase['prepare'];
   /** API keys of model providers, by provider name, resolved by the host (server variables or connectors). */
   providerKeys: Record<string, string>;
+  /** The recorded calls that answer this trial's model calls (the profile's replay), loaded by the host; absent: none. */
+  replay?: ReplaySource | null;
+}
+
+/** A recorded batch's model calls, each with its request and answer as the gateway passed them. */
+export interface ReplaySource {
+  batchId: string;
+  mode: 'fallback' | 'strict';
+  calls: Array<TrajectoryModelCall & { request: string; response: string }>;
 }
 
 export interface TrajectoryCommand {

@@ -199,6 +199,7 @@ export class SandboxTrialRunner implements TrialRunner {
       budget,
       keyConnector,
       recordBodies: this.settings.config.gateway.recordBodies,
+      replay: spec.replay ?? null,
       price: (call) => callPrice(prices, call),
     });
   }
@@ -250,6 +251,16 @@ export class SandboxTrialRunner implements TrialRunner {
  */
 function providerVerdict(verdict: Verdict, gateway: GatewayGrant | null): Verdict {
   if (gateway === null) return verdict;
+  // A strict replay that could not answer a call measured nothing of the agent: void, naming the call.
+  if (gateway.replayMiss !== null && verdict.status !== 'void') {
+    return {
+      ...verdict,
+      status: 'void',
+      failure: `the replay has no recorded answer for a call to ${gateway.replayMiss}`,
+      voidFields: ['model'],
+      serviceFault: false,
+    };
+  }
   // An agent that spends too much has failed, as one that is too slow has.
   const over = gateway.overBudget;
   if (over !== null && verdict.status !== 'void') return { ...verdict, status: 'failed', failure: `the agent exceeded its budget: ${over}` };

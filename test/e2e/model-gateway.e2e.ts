@@ -509,6 +509,55 @@ describe('the model gateway', () => {
       // The trial's own record holds the entry alone: the bodies are read from its events.
       expect(JSON.stringify(trial)).not.toContain('"response"');
     });
+
+    it('a strict replay of a recorded batch answers from the recording, with no upstream call; an unmatched call voids the trial, naming it', async () => {
+      const say = { AGENT_SAY: 'replay me, please' };
+      fake.answer({ text: 'hello from the model', usage: { input: 21, output: 13 } });
+      const recorded = await recording.client.call('evals.batches.start', agentBody(say));
+      const recordedTrial = (await waitForBatch(recording.client, recorded.body.id)).runs[0].trials[0];
+      expect(recordedTrial.status).toBe('passed');
+
+      const replayed = (env: Record<string, string>, mode: string) => {
+        const body = agentBody(env);
+        body.variants[0].profile.replay = { batchId: recorded.body.id, mode };
+        return recording.client.call('evals.batches.start', body);
+      };
+      const before = fake.requests.length;
+      const strict = await replayed(say, 'strict');
+      expect(strict.status).toBe(200);
+      const run = (await waitForBatch(recording.client, strict.body.id)).runs[0];
+      expect(fake.requests.length).toBe(before);
+      expect([run.trials[0].status, run.trials[0].failure]).toEqual(['passed', null]);
+      expect(run.trials[0].trajectory.filter((entry: any) => entry._tag === 'model-call')).toEqual([
+        expect.objectContaining({ inputTokens: 21, outputTokens: 13, status: 200 }),
+      ]);
+      expect(run.setup.replayOf).toEqual({ batchId: recorded.body.id, mode: 'strict' });
+
+      const unmatched = await replayed({ AGENT_SAY: 'something never recorded' }, 'strict');
+      const voided = (await waitForBatch(recording.client, unmatched.body.id)).runs[0].trials[0];
+      expect([voided.status, voided.failure]).toEqual(['void', 'the replay has no recorded answer for a call to fake-model (openai-chat)']);
+      expect(fake.requests.length).toBe(before);
+
+      fake.answer({ text: 'hello from the model', usage: { input: 5, output: 5 } });
+      const fallback = await replayed({ AGENT_SAY: 'something never recorded' }, 'fallback');
+      const upstream = (await waitForBatch(recording.client, fallback.body.id)).runs[0].trials[0];
+      expect(upstream.status).toBe('passed');
+      expect(fake.requests.length).toBe(before + 1);
+    });
+
+    it.each([
+      [{ batchId: '', mode: 'strict' }, 400],
+      [{ batchId: 'x'.repeat(201), mode: 'strict' }, 400],
+      [{ batchId: 'bat_x', mode: 'loose' }, 400],
+      [{ batchId: 'bat_x' }, 400],
+      [{ batchId: 'bat_01a24b0e83e00002e98f0fe7e28e', mode: 'strict' }, 400],
+    ])('replay %j at the start: %i', async (replay, status) => {
+      const body = agentBody();
+      body.variants[0].profile.replay = replay;
+      const answer = await recording.client.call('evals.batches.start', body);
+      expect(answer.status).toBe(status);
+      expect(answer.body.message).toContain('replay');
+    });
   });
 
   describeWithBubblewrap('under bubblewrap without a network', () => {

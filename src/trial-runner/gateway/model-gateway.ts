@@ -7,11 +7,33 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ModelBudget } from '#shared/eval-definitions';
 import { reportProviderCall } from '../execution-observers';
-import type { TrajectoryModelCall } from '../contract';
+import { canonicalJson } from '#shared/hash';
+import type { ReplaySource, TrajectoryModelCall } from '../contract';
 import type { ProviderDefinition } from '../providers/provider-config';
 import { CallUsage, errorBody, presentedToken, Route, routeOf, serves, StreamUsage, upstreamAuth, upstreamUrl, usageOfBody, WireProtocol } from './protocols';
 
 const SOCKET_NAME = 'gateway.sock';
+/** What a request is matched on in a replay: its protocol and its body as canonical JSON (the token is never in it). */
+function replayKey(protocol: WireProtocol, raw: Buffer | string): string {
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return `${protocol}\n${text}`;
+  }
+  return `${protocol}\n${canonicalJson(value)}`;
+}
+
+function recordedAnswers(replay: ReplaySource | null): Map<string, ReplaySource['calls']> {
+  const answers = new Map<string, ReplaySource['calls']>();
+  for (const call of replay?.calls ?? []) {
+    const key = replayKey(call.protocol, call.request);
+    answers.set(key, [...(answers.get(key) ?? []), call]);
+  }
+  return answers;
+}
+
 /** How much of each call's request and answer `recordBodies` keeps. */
 const MAX_RECORDED_BODY_BYTES = 1024 * 1024;
 
@@ -73,6 +95,8 @@ export interface GrantTerms {
   budget: ModelBudget | null;
   /** The connector integration the key came from; null: a server variable (or no key). */
   keyConnector: string | null;
+  /** Recorded calls that answer this grant's, by request; null: every call goes upstream. */
+  replay: ReplaySource | null;
   /** Keep each call's request and answer bodies (`bodies`), as they passed, up to MAX_RECORDED_BODY_BYTES each. */
   recordBodies: boolean;
   /** US dollars a call cost, from the configured prices; null when its model has no price. */
@@ -99,6 +123,8 @@ export interface GatewayGrant {
   readonly failures: readonly string[];
   /** The provider refused the key (HTTP 401 or 403). */
   readonly keyRefused: boolean;
+  /** A call a strict replay had no recorded answer for (`gpt-x (openai-chat)`), once there was one; else null. */
+  readonly replayMiss: string | null;
   /** The connector integration the key came from; null: a server variable (or no key). */
   readonly keyConnector: string | null;
   /** The bound the agent went past (`maxTokens (1500 of 1000)`), once a call was refused for it or its calls exceeded it; else null. */
@@ -121,6 +147,9 @@ interface LiveGrant extends GatewayGrant {
   bodies: CallBodies[];
   failures: string[];
   keyRefused: boolean;
+  replayMiss: string | null;
+  /** The recorded answers left, by request (replayKey), each used once in its order. */
+  recorded: Map<string, ReplaySource['calls']>;
   revoked: boolean;
   refusedFor: string | null;
   readonly overBudget: string | null;
@@ -200,6 +229,8 @@ export class ModelGateway {
       bodies: [],
       failures: [],
       keyRefused: false,
+      replayMiss: null,
+      recorded: recordedAnswers(terms.replay),
       keyConnector: terms.keyConnector,
       revoked: false,
       refusedFor: null,
@@ -262,7 +293,52 @@ export class ModelGateway {
       answerError(response, route.protocol, 429, `This trial's model budget is spent: ${spent}.`);
       return;
     }
+    if (grant.terms.replay !== null && this.replayed(grant, route, body, response)) return;
     await this.forward(grant, route, url.search, request, body, response);
+  }
+
+  /**
+   * Answers from the recording when the request matches a recorded one (true); a strict replay
+   * refuses any other with 409 (true); a fallback one leaves it to go upstream (false).
+   */
+  private replayed(grant: LiveGrant, route: Route, raw: Buffer, response: http.ServerResponse): boolean {
+    const startedAtMillis = Date.now();
+    const recorded = grant.recorded.get(replayKey(route.protocol, raw))?.shift();
+    if (recorded === undefined) {
+      if (grant.terms.replay?.mode !== 'strict') return false;
+      const parsed = parseJson(raw);
+      const what = `${typeof parsed?.model === 'string' ? parsed.model : 'a model'} (${route.protocol})`;
+      grant.replayMiss ??= what;
+      answerError(
+        response,
+        route.protocol,
+        409,
+        `No call recorded in batch ${grant.terms.replay.batchId} matches this request to ${what}: a strict replay answers only recorded calls.`,
+      );
+      return true;
+    }
+    response.writeHead(recorded.status, { 'content-type': recorded.stream ? 'text/event-stream' : 'application/json' });
+    response.end(recorded.response);
+    const { _tag, provider, model, protocol, stream, status, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = recorded;
+    const finishedAtMillis = Date.now();
+    grant.calls.push({
+      _tag,
+      provider,
+      model,
+      protocol,
+      turn: grant.turn,
+      stream,
+      status,
+      startedAtMillis,
+      finishedAtMillis,
+      firstTokenMs: stream ? finishedAtMillis - startedAtMillis : null,
+      inputTokens,
+      outputTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+    });
+    if (grant.terms.recordBodies) grant.bodies.push({ request: raw.toString('utf8'), response: recorded.response, truncated: false });
+    return true;
   }
 
   private async forward(

@@ -47,7 +47,7 @@ function planRun(
     definitionHash: hash,
     profileVersion: profileVersion(variant.profile),
     trialIds: Array.from({ length: plan.trials }, () => newId('trl', now.getTime())),
-    setup: runSetup(plan.suite, evalCase),
+    setup: { ...runSetup(plan.suite, evalCase), ...(variant.profile?.replay ? { replayOf: { ...variant.profile.replay } } : {}) },
     timeoutMs: evalCase.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     tags: evalCase.tags,
   };

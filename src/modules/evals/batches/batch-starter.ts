@@ -4,7 +4,7 @@ import { foldEvents } from '#shared/decider';
 import { executeOnStream, toDomainEvent } from '#infrastructure/event-store/stream-command';
 import { pausePoint } from '#infrastructure/testing/pause-points';
 import { CommandContext, requestMetadata } from '#shared/caller';
-import { Conflict } from '#shared/errors';
+import { BadRequest, Conflict } from '#shared/errors';
 import { newEventId } from '#shared/ids';
 import { caseDecider } from '../cases/case.decider';
 import { caseStream } from '../cases/case.events';
@@ -63,6 +63,7 @@ export class BatchStarter {
     const request: StartRequest = { ...original, plan, promptReferences: resolved.references };
     checkBatchPlan(request.plan, { localRunner: request.local === true });
     checkExecutionRules(request.plan, this.policy);
+    await this.checkReplays(request.plan, original.context.caller.organization);
     const { context } = request;
     const organization = context.caller.organization;
     const planned = planBatch(request.plan, organization, context.now, this.policy.defaultUserModel);
@@ -96,6 +97,21 @@ export class BatchStarter {
     const unsandboxed = unsandboxedVariants(request.plan, this.policy);
     if (unsandboxed.length > 0) this.policy.warnUnsandboxed(planned.batchId, unsandboxed);
     return startedBatch(planned.batchId, planned.runs);
+  }
+
+  /** A variant's replay must name a batch of the organization (its recorded calls answer the variant's). */
+  private async checkReplays(plan: StartRequest['plan'], organization: string): Promise<void> {
+    for (const [index, variant] of plan.variants.entries()) {
+      const replay = variant.profile?.replay;
+      if (replay === undefined) continue;
+      const first = (await this.eventStore.readStream(batchStream(replay.batchId), { maxCount: 1 })).at(0);
+      const data = first?.type === 'BatchStarted' ? (first.data as { organization?: string }) : null;
+      if (data?.organization !== organization) {
+        throw new BadRequest(
+          `variants[${index}].profile.replay.batchId names no batch of this organization ("${replay.batchId}"): replay a batch that ran with gateway.recordBodies.`,
+        );
+      }
+    }
   }
 
   /**

@@ -14,6 +14,8 @@ export interface RunSetup {
   validator: string | null;
   verify: string | null;
   validatorFiles: Array<{ path: string; content: string }>;
+  /** The recorded batch whose model calls answered this run's (the variant's profile.replay); absent: none. */
+  replayOf?: { batchId: string; mode: 'fallback' | 'strict' };
 }
 
 export interface PlannedRun {

@@ -72,6 +72,7 @@ function toProfile(profile: VariantDto['profile']): Profile | null {
   if (profile.env !== undefined) result.env = { ...profile.env };
   if (profile.files !== undefined) result.files = { ...profile.files };
   if (profile.provider !== undefined) result.provider = profile.provider;
+  if (profile.replay !== undefined) result.replay = { batchId: profile.replay.batchId, mode: profile.replay.mode };
   if (profile.budget !== undefined) {
     const { maxModelCalls, maxTokens, maxUsd } = profile.budget;
     result.budget = {

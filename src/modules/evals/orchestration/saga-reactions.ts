@@ -17,6 +17,9 @@ import { isTerminal, SagaBatch, SagaRun, SagaState, SagaTrial } from './saga-sta
 import { TrialOutcome, TrialRunner, voidOutcome } from '#trial-runner';
 import type { ResolvedTrialEnvironment, TrialEnvironment } from '../trials/trial-environment';
 import { TrialClaim } from './trial-claim';
+import { replaySource } from './replay-calls';
+import type { ModelReplay } from '#shared/eval-definitions';
+import type { ReplaySource } from '#trial-runner';
 import { ClaimTerms, claimLapsed } from './trial-lease';
 
 type Causation = Pick<EventMetadata, 'correlationId' | 'causationId'>;
@@ -42,6 +45,7 @@ export class SagaReactions {
   private readonly concluded = new Set<string>();
   /** Their runs, so a stop can wait for each to record how it ended. */
   private readonly running = new Set<Promise<void>>();
+  private readonly replays = new Map<string, Promise<ReplaySource>>();
   /** The claims this process holds, by trial: what a stop records as abandoned if their trials do not. */
   private readonly claims = new Map<string, { claim: TrialClaim; ref: TrialRef; run: SagaRun }>();
   /**
@@ -281,7 +285,11 @@ export class SagaReactions {
       await conclude(outcome, null);
       return;
     }
-    const spec = trialSpec(batch.started, run.run, trialId, environment);
+    const replay = run.run.variant.profile?.replay;
+    const spec = {
+      ...trialSpec(batch.started, run.run, trialId, environment),
+      ...(replay ? { replay: await this.replaySource(batch.started.organization, replay) } : {}),
+    };
     const handover: { concluded?: Promise<void> } = {};
     const handedOver = (outcome: TrialOutcome) => {
       handover.concluded = conclude(outcome, environment);
@@ -291,6 +299,19 @@ export class SagaReactions {
     const outcome = await this.runner.run(spec, signal, handedOver).catch((error: unknown) => serviceFaultOutcome(error as Error));
     // A runner that failed before handing its outcome over: the trial is concluded as a service fault.
     await (handover.concluded ?? conclude(outcome, environment));
+  }
+
+  /** A replayed batch's recorded calls, read once for all the trials that replay it while they run. */
+  private replaySource(organization: string, replay: ModelReplay): Promise<ReplaySource> {
+    const key = `${organization}\n${replay.batchId}\n${replay.mode}`;
+    let loading = this.replays.get(key);
+    if (loading === undefined) {
+      loading = replaySource(this.eventStore, organization, replay);
+      this.replays.set(key, loading);
+      // Kept for a minute: a batch's trials start within it; a later batch reads the recording again.
+      setTimeout(() => this.replays.delete(key), 60_000).unref();
+    }
+    return loading;
   }
 
   private async recordUse(organization: string, environment: ResolvedTrialEnvironment, outcome: TrialOutcome, trialId: string): Promise<void> {

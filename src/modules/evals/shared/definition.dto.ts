@@ -145,6 +145,12 @@ export class BudgetDto {
   @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0.000001) @Max(MAX_BUDGET_USD) maxUsd?: number;
 }
 
+/** A recorded batch whose model calls answer this variant's (gateway.recordBodies on the server that ran it). */
+export class ReplayDto {
+  @IsString() @Length(1, 200) batchId!: string;
+  @IsIn(['fallback', 'strict']) mode!: 'fallback' | 'strict';
+}
+
 /** A provider name as ASSAY_CONFIG writes it. */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -161,6 +167,7 @@ export class ProfileDto {
   @Matches(PROVIDER_NAME, { message: 'must name a provider of the server (ASSAY_CONFIG providers): 1 to 63 of letters, digits, ".", "_" and "-"' })
   provider?: string;
   @IsOptional() @ValidateNested() @Type(() => BudgetDto) budget?: BudgetDto;
+  @IsOptional() @ValidateNested() @Type(() => ReplayDto) replay?: ReplayDto;
 }
 
 export class CredentialsDto {
