@@ -69,7 +69,7 @@ describe('assay eval', () => {
         onOutput?.(stdout, child);
       });
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
 
   const cli = (args: string[], extra: Record<string, string> = {}, onOutput?: (stdout: string, child: ReturnType<typeof spawn>) => void) =>

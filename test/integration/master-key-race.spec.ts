@@ -25,7 +25,8 @@ function start(dataDir: string, at: number): Promise<{ id: string; failure: stri
     let error = '';
     child.stdout.on('data', (chunk: Buffer) => (id += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (error += chunk.toString()));
-    child.on('exit', (code) => resolve({ id, failure: code === 0 ? null : error || `exit ${code}` }));
+    // 'close', not 'exit': a process may exit before its output has all been read.
+    child.on('close', (code) => resolve({ id, failure: code === 0 ? null : error || `exit ${code}` }));
   });
 }
 

@@ -18,7 +18,7 @@ function open(file: string): Promise<string | null> {
     const child = spawn(process.execPath, ['-e', OPENER, file], { stdio: ['ignore', 'ignore', 'pipe'] });
     let error = '';
     child.stderr.on('data', (chunk: Buffer) => (error += chunk.toString()));
-    child.on('exit', (code) => resolve(code === 0 ? null : error || `exit ${code}`));
+    child.on('close', (code) => resolve(code === 0 ? null : error || `exit ${code}`));
   });
 }
 
