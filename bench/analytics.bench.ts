@@ -14,6 +14,7 @@ import { FlakyHandler } from '#modules/analytics/flaky/flaky.handler';
 import { ListFlaky } from '#modules/analytics/flaky/flaky.query';
 import { PassRatesHandler } from '#modules/analytics/pass-rates/pass-rates.handler';
 import { GetPassRates } from '#modules/analytics/pass-rates/pass-rates.query';
+import { plainCase } from '../test/support/eval-case';
 import { variantKey } from '#modules/analytics/variant-key';
 import { planBatch } from '#modules/evals/batches/batch-plan';
 import type { BatchStarted } from '#modules/evals/batches/batch.events';
@@ -36,20 +37,7 @@ const ROUND_EVERY_MS = 24 * 3_600_000;
 const REPEATS = 40;
 const TARGET = { kind: 'at-most' as const, value: 50, unit: 'ms' };
 
-const evalCase = (id: string): EvalCase => ({
-  id,
-  name: id,
-  cache: null,
-  maxTurns: null,
-  timeoutMs: null,
-  user: null,
-  prepare: null,
-  source: null,
-  tags: [],
-  variables: {},
-  validator: null,
-  verify: 'test -f out.txt',
-});
+const evalCase = (id: string): EvalCase => plainCase({ id, name: id, verify: 'test -f out.txt' });
 const variant = (index: number): VariantDefinition => ({
   harness: 'command',
   model: 'none',

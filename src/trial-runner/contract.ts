@@ -195,32 +195,27 @@ export function voidOutcome(fields: { failure: string; voidFields: string[]; ser
   };
 }
 
-/** The simulated user's model use, a cost of its own (never the agent's usage). */
-export interface UserModelUse {
+/** What a class of model calls used and cost: the counts every model-use record shares. */
+export interface ModelCallTotals {
   provider: string;
-  model: string;
   calls: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
   totalTokens: number;
-  /** Priced from the configuration's price table; null when the model has no price there. */
+  /** Priced from the configuration's price table; null when a model has no price there. */
   usd: number | null;
 }
 
+/** The simulated user's model use, a cost of its own (never the agent's usage). */
+export interface UserModelUse extends ModelCallTotals {
+  model: string;
+}
+
 /** What the trial's judge calls used and cost, for the trial's `judge` cost component. */
-export interface JudgeModelUse {
-  provider: string;
+export interface JudgeModelUse extends ModelCallTotals {
   models: string[];
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  /** Priced from the configuration's price table; null when one of the models has no price there. */
-  usd: number | null;
 }
 
 /** The spec's Validation record, as a trial reports it (validation/validation-record.ts keeps its bounds). */
