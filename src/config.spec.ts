@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import * as path from 'node:path';
 import { ConfigError, DEFAULT_MAX_BODY_BYTES, loadConfig } from './config';
 
 function failure(env: Record<string, string>): ConfigError {
@@ -62,6 +63,7 @@ describe('configuration from the environment', () => {
   it('reads the trial execution settings, with their defaults', () => {
     expect(loadConfig({}).execution).toEqual({
       configPath: null,
+      agentsDir: null,
       maxParallelTrials: 8,
       outputCapBytes: 65536,
       verifyTimeoutMs: 300000,
@@ -71,6 +73,7 @@ describe('configuration from the environment', () => {
     });
     const set = loadConfig({
       ASSAY_CONFIG: '/etc/assay.yaml',
+      ASSAY_AGENTS_DIR: 'agents-cache',
       ASSAY_MAX_PARALLEL_TRIALS: '32',
       ASSAY_OUTPUT_CAP: '4096',
       ASSAY_VERIFY_TIMEOUT_MS: '5000',
@@ -82,6 +85,7 @@ describe('configuration from the environment', () => {
     });
     expect(set.execution).toEqual({
       configPath: '/etc/assay.yaml',
+      agentsDir: path.resolve('agents-cache'),
       maxParallelTrials: 32,
       outputCapBytes: 4096,
       verifyTimeoutMs: 5000,

@@ -49,6 +49,8 @@ export interface MetricsSettings {
 export interface ExecutionSettings {
   /** The operator's harness and sandbox definitions (ASSAY_CONFIG, YAML or JSON), or null. */
   configPath: string | null;
+  /** ASSAY_AGENTS_DIR: where built-in agents are installed once per version; null: `<data dir>/agents`. */
+  agentsDir: string | null;
   maxParallelTrials: number;
   outputCapBytes: number;
   verifyTimeoutMs: number;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): AssayConfig {
     projectionLeaseMs: integer(env, 'ASSAY_PROJECTION_LEASE_MS', 10000, 1000, 3600000),
     execution: {
       configPath: configPath(env),
+      agentsDir: absolutePath(env, 'ASSAY_AGENTS_DIR'),
       maxParallelTrials: integer(env, 'ASSAY_MAX_PARALLEL_TRIALS', 8, 1, 256),
       outputCapBytes: integer(env, 'ASSAY_OUTPUT_CAP', 65536, 1024, 16 * 1024 * 1024),
       verifyTimeoutMs: integer(env, 'ASSAY_VERIFY_TIMEOUT_MS', 300000, 1000, 3600000),
@@ -153,6 +156,11 @@ function instanceId(env: Env): string {
     throw new ConfigError('ASSAY_INSTANCE_ID', 'use 1 to 128 letters, digits and . _ : @ -, starting with a letter or digit.');
   }
   return value;
+}
+
+function absolutePath(env: Env, name: string): string | null {
+  const value = text(env, name);
+  return value === null ? null : path.resolve(value);
 }
 
 function configPath(env: Env): string | null {

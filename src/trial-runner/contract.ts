@@ -61,7 +61,8 @@ export interface TrajectoryMessage {
   at: number;
 }
 
-export type ConversationEndReason = 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed';
+/** `agent-cannot-continue`: the agent ended after its first turn because it cannot resume a session without a terminal (cline). */
+export type ConversationEndReason = 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed' | 'agent-cannot-continue';
 
 /** The last entry of a conversation's trajectory: how many agent turns ran and why it ended. */
 export interface TrajectoryConversation {
@@ -103,7 +104,22 @@ export interface TrajectoryModelCall {
   cacheWriteTokens: number;
 }
 
-export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare | TrajectoryModelCall;
+/**
+ * A tool the agent called, as its own output reports it (a built-in agent driver reads it): the
+ * input and output redacted and capped like a command's output. `at` is when the driver learned
+ * of it, epoch milliseconds.
+ */
+export interface TrajectoryToolCall {
+  _tag: 'tool-call';
+  turn: number;
+  tool: string;
+  input: string;
+  /** Null when the agent reported no result (it was interrupted, or its output does not carry one). */
+  output: string | null;
+  at: number;
+}
+
+export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare | TrajectoryModelCall | TrajectoryToolCall;
 
 export interface TrialUsage {
   inputTokens: number;

@@ -4,6 +4,10 @@ import { parse as parseYaml } from 'yaml';
 import { AGENT_HARNESSES, REMOTE_SANDBOXES } from '#shared/eval-definitions';
 import type { AgentHarness } from '#shared/eval-definitions';
 import { parseUsageRule, UsageRule } from './harness/usage';
+import { AGENT_DRIVERS, AGENT_NAMES } from './harness/agents';
+import type { AgentName } from './harness/agents';
+import { serves } from './gateway/protocols';
+import type { WireProtocol } from './gateway/protocols';
 import type { RepositoryPolicy } from './repository-urls';
 import { ConfigShape, ExecutionConfigError, isShape, nonEmptyString, optionalBoolean, stringMap } from './config-shape';
 import { DEFAULT_TRIAL_LIMITS, TrialLimits, trialLimits } from './trial-limits';
@@ -56,7 +60,10 @@ export type SandboxDriverName = 'bubblewrap' | 'process';
 export const SANDBOX_DRIVERS: readonly SandboxDriverName[] = ['bubblewrap', 'process'];
 
 export interface HarnessDefinition {
+  /** The operator's label, or for a built-in agent the npm version installed (its pinned one when not given). */
   version: string;
+  /** A built-in agent driver and its extra flags; null: the operator's own `run` template. */
+  agent: { name: AgentName; args: string[] } | null;
   install: string | null;
   run: string;
   /** Run for turns 2+ of a conversation (e.g. with a resume flag); null: `run` again with the new message. */
@@ -179,9 +186,12 @@ function harnesses(shape: ConfigShape, value: unknown): ExecutionConfig['harness
 }
 
 function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinition {
-  const fields = shape.object(value, at, ['version', 'install', 'run', 'continue', 'env', 'usage', 'authFailure', 'provider']);
+  const fields = shape.object(value, at, ['agent', 'version', 'args', 'install', 'run', 'continue', 'env', 'usage', 'authFailure', 'provider']);
+  if (fields.agent != null) return agentHarness(shape, fields, at);
+  if (fields.args != null) shape.fail(`${at}.args`, 'is for a built-in agent (agent: …); put the flags in run');
   const version = typeof fields.version === 'number' ? String(fields.version) : fields.version;
   return {
+    agent: null,
     version: nonEmptyString(shape, version, `${at}.version`),
     install: fields.install == null ? null : template(shape, fields.install, `${at}.install`),
     run: template(shape, fields.run, `${at}.run`),
@@ -191,6 +201,49 @@ function harness(shape: ConfigShape, value: unknown, at: string): HarnessDefinit
     authFailure: fields.authFailure == null ? null : pattern(shape, fields.authFailure, `${at}.authFailure`),
     provider: fields.provider == null ? null : nonEmptyString(shape, fields.provider, `${at}.provider`),
   };
+}
+
+/**
+ * A built-in agent: `agent`, `provider`, and optionally an exact `version`, `env` and `args`.
+ * The driver knows its commands, its usage and its settings; a template of the operator's does
+ * not mix with it.
+ */
+function agentHarness(shape: ConfigShape, fields: Record<string, unknown>, at: string): HarnessDefinition {
+  if (!AGENT_NAMES.includes(fields.agent as AgentName))
+    shape.fail(`${at}.agent`, `must be one of ${AGENT_NAMES.join(', ')} (got ${JSON.stringify(fields.agent)})`);
+  const name = fields.agent as AgentName;
+  for (const key of ['install', 'run', 'continue', 'usage', 'authFailure']) {
+    if (fields[key] != null)
+      shape.fail(`${at}.${key}`, `is not used with agent: ${name} (the driver runs the agent itself); remove it, or drop agent to use your own template`);
+  }
+  if (fields.provider == null)
+    shape.fail(`${at}.provider`, `is required with agent: ${name}: the provider (in providers) the agent reaches through the model gateway`);
+  const version =
+    fields.version == null ? AGENT_DRIVERS[name].pinnedVersion : typeof fields.version === 'string' ? fields.version : JSON.stringify(fields.version);
+  // Unpinned installs quietly take older releases on older Node versions: an exact version only.
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version))
+    shape.fail(`${at}.version`, `must be an exact version such as ${AGENT_DRIVERS[name].pinnedVersion} (got ${JSON.stringify(fields.version)})`);
+  return {
+    version,
+    agent: { name, args: agentArgs(shape, fields.args, `${at}.args`) },
+    install: null,
+    run: '',
+    continue: null,
+    env: stringMap(shape, fields.env, `${at}.env`),
+    usage: null,
+    authFailure: null,
+    provider: nonEmptyString(shape, fields.provider, `${at}.provider`),
+  };
+}
+
+function agentArgs(shape: ConfigShape, value: unknown, at: string): string[] {
+  if (value == null) return [];
+  if (!Array.isArray(value) || value.length > 50) shape.fail(at, 'must be a list of at most 50 flags');
+  return value.map((entry, index) => {
+    if (!isShape.string(entry) || entry === '' || entry.length > 1000 || entry.includes('\0'))
+      shape.fail(`${at}[${index}]`, 'must be a non-empty string of at most 1000 characters');
+    return entry;
+  });
 }
 
 /**
@@ -206,6 +259,16 @@ function checkHarnessProviders(shape: ConfigShape, config: ExecutionConfig): voi
         `names the provider "${definition.provider}", which is not in providers (${configured.length === 0 ? 'none configured' : `configured: ${configured.join(', ')}`})`,
       );
     }
+    if (definition.agent !== null && definition.provider !== null) {
+      const driver = AGENT_DRIVERS[definition.agent.name];
+      const provider = config.providers[definition.provider];
+      if (!driver.wires.some((wire) => serves(provider, wire))) {
+        shape.fail(
+          `harnesses.${kind}.provider`,
+          `names "${definition.provider}" (protocol ${provider.protocol}), but ${driver.name} speaks ${driver.wires.join(' or ')}: use a provider with ${agentProtocols(driver.wires)}`,
+        );
+      }
+    }
     for (const [name, text] of Object.entries(definition.env)) {
       for (const match of text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) {
         if (!GATEWAY_VALUES.includes(match[1]))
@@ -214,6 +277,17 @@ function checkHarnessProviders(shape: ConfigShape, config: ExecutionConfig): voi
       }
     }
   }
+}
+
+/** The provider protocols that serve these wires, for an error message. */
+function agentProtocols(wires: readonly WireProtocol[]): string {
+  const names: Record<WireProtocol, string> = {
+    anthropic: 'protocol anthropic',
+    'openai-chat': 'protocol openai, openai-compatible or openai-responses',
+    'openai-responses': 'protocol openai, openai-compatible or openai-responses',
+    gemini: 'protocol gemini',
+  };
+  return [...new Set(wires.map((wire) => names[wire]))].join(', or ');
 }
 
 function gatewaySettings(shape: ConfigShape, value: unknown): ExecutionConfig['gateway'] {

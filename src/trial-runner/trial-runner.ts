@@ -23,12 +23,14 @@ import * as path from 'node:path';
 import { HostLookup, systemLookup } from './clone-guard';
 import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
 import { GatewayGrant, sharedModelGateway } from './gateway/model-gateway';
-import { HarnessPlan, resolveHarness } from './harness/harness-driver';
+import { AgentRun, HarnessPlan, resolveHarness } from './harness/harness-driver';
+import { AgentInstaller, InstalledAgent } from './harness/agents/agent-install';
+import { writeHomeFiles } from './harness/agents/home-files';
 import { providerIntegration, providerTimeoutMs, resolveProviderKey } from './providers/model-client';
 import { failureLine, Redactor } from './output/captured-output';
 import { unsandboxedRefusal } from './operator-safety';
 import { detectDefaultSandbox } from './sandbox/default-sandbox';
-import { BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
+import { AGENT_MOUNT, BubblewrapDriver, isInside, processDriver, SandboxDriver } from './sandbox/sandbox-driver';
 import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './contract';
 import { callPrice, RunnerSettings, TrialLogger, TrialSession } from './trial-session';
@@ -67,6 +69,8 @@ export interface TrialRunnerOptions {
   artifactSealer?: ArtifactSealer;
   /** Where the trial's times come from; default the system clock. */
   clock?: Clock;
+  /** ASSAY_AGENTS_DIR: where built-in agents are installed, once per version; default `<dataDir>/agents`. */
+  agentsDir?: string;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -93,6 +97,7 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     logger: options.logger ?? null,
     clock: options.clock ?? systemClock,
     artifactSealer: options.artifactSealer ?? null,
+    agentInstaller: new AgentInstaller(path.resolve(options.agentsDir ?? path.join(dataDir, 'agents')), options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS),
   };
   const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
@@ -135,6 +140,8 @@ export class SandboxTrialRunner implements TrialRunner {
     if ('failure' in conversation) return unstarted(new TrialVoid(conversation.failure, ['user']), redactor, plan.version);
     const sandbox = await this.sandboxFor(spec.sandbox);
     if ('failure' in sandbox) return unstarted(new TrialVoid(sandbox.failure, ['sandbox']), redactor, plan.version);
+    const agent = plan.agent === null ? null : await this.agentFor(plan.agent, sandbox.driver);
+    if (agent !== null && 'failure' in agent) return unstarted(new TrialVoid(agent.failure, ['harness']), redactor, plan.version);
     const startedAt = this.settings.clock.now().getTime();
     const id = `sbx_${randomBytes(8).toString('hex')}`;
     // The process driver isolates nothing: its trials run as the server, as they always did.
@@ -151,6 +158,7 @@ export class SandboxTrialRunner implements TrialRunner {
     }
     const session = new TrialSession(spec, this.settings, { ...sandbox, id, user }, directory, redactor, signal);
     session.gateway = gateway;
+    if (plan.agent !== null && agent !== null && gateway !== null) setUpAgent(session, plan, plan.agent, agent.dir, gateway);
     session.openSandbox();
     const verdict = providerVerdict(await this.execute(session, plan, conversation.user), gateway);
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
@@ -206,10 +214,12 @@ export class SandboxTrialRunner implements TrialRunner {
 
   private async execute(session: TrialSession, plan: HarnessPlan, user: ConversationUser | null): Promise<Verdict> {
     try {
+      if (plan.agent?.setup) await writeHomeFiles(session.directory.home, plan.agent.driver.homeFiles(plan.agent.setup), session.sandbox.user);
       let env = agentEnv(session, plan);
       await setUpWorkspace(session, plan, env);
       const prepared = await runPrepare(session);
-      if (session.spec.prepare !== null) {
+      // A built-in agent's commands take the turn's message as it is: only a template of the operator's is rendered again.
+      if (session.spec.prepare !== null && plan.agent === null) {
         // The opening prompt's {{prepare.key}} placeholders, filled: the harness and its environment follow.
         session.preparedVariables = prepared;
         session.spec = { ...session.spec, prompt: renderPrompt(session.spec.prompt, prepared) };
@@ -228,6 +238,19 @@ export class SandboxTrialRunner implements TrialRunner {
       });
       return internalFault(error).verdict;
     }
+  }
+
+  /**
+   * The agent's install, made (or waited for) before the trial's sandbox exists; an agent known to
+   * leave processes behind is refused where nothing would end them.
+   */
+  private async agentFor(run: AgentRun, driver: SandboxDriver): Promise<InstalledAgent | { failure: string }> {
+    if (run.driver.leavesDaemons && driver.name === 'process') {
+      return { failure: `${run.driver.name} leaves processes running after its turn, which the process sandbox cannot end: run it in a bubblewrap sandbox` };
+    }
+    const installer = this.settings.agentInstaller;
+    if (installer === undefined) return { failure: `${run.driver.name} cannot be installed by this runner (no agents directory)` };
+    return installer.ensure(run.driver, run.version);
   }
 
   private async sandboxFor(kind: string | null): Promise<{ driver: SandboxDriver; network: boolean } | { failure: string }> {
@@ -266,6 +289,25 @@ function providerVerdict(verdict: Verdict, gateway: GatewayGrant | null): Verdic
   if (over !== null && verdict.status !== 'void') return { ...verdict, status: 'failed', failure: `the agent exceeded its budget: ${over}` };
   if (verdict.status === 'passed' || gateway.failures.length === 0) return verdict;
   return { status: 'void', failure: `the model provider failed: ${gateway.failures[0]}`, voidFields: ['model'], serviceFault: false, timed: verdict.timed };
+}
+
+/**
+ * What a built-in agent's commands and settings need: its program as the sandbox sees it, the
+ * trial's directories, the model, and the gateway; its environment under the operator's.
+ */
+function setUpAgent(session: TrialSession, plan: HarnessPlan, run: AgentRun, installDir: string, gateway: GatewayGrant): void {
+  const root = session.sandbox.driver.name === 'bubblewrap' ? AGENT_MOUNT : installDir;
+  session.agentInstall = installDir;
+  run.setup = {
+    bin: path.join(root, 'node_modules', '.bin', run.driver.bin),
+    home: session.directory.home,
+    workspace: session.directory.workspace,
+    model: session.spec.model,
+    gatewayUrl: gateway.url,
+    gatewayToken: gateway.token,
+    protocol: gateway.provider.protocol,
+  };
+  plan.env = { ...run.driver.env(run.setup), ...plan.env };
 }
 
 /** The outcome of a trial voided before any sandbox existed. */

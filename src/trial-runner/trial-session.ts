@@ -29,6 +29,7 @@ import { interrupted, TrialVoid, Verdict } from './trial-verdict';
 import type { ArtifactSealer } from './workspace/artifacts';
 import { TRIAL_ACCOUNT, TrialDirectory, trialDiskUsage } from './workspace/trial-directory';
 import type { Clock } from '#shared/clock';
+import type { AgentInstaller } from './harness/agents/agent-install';
 
 export interface TrialLogger {
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -50,6 +51,8 @@ export interface RunnerSettings {
   logger: TrialLogger | null;
   /** Where the trial's times come from. */
   clock: Clock;
+  /** Installs the built-in agents (ASSAY_AGENTS_DIR); absent: a trial of one is voided, saying so. */
+  agentInstaller?: AgentInstaller;
   /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
   artifactSealer?: ArtifactSealer | null;
 }
@@ -82,6 +85,8 @@ export class TrialSession {
   readonly trajectory: TrajectoryEntry[] = [];
   /** The trial's access to its model through the model gateway; null when its harness names no provider. */
   gateway: GatewayGrant | null = null;
+  /** A built-in agent's install on the host (bound read-only into the sandbox); null for other harnesses. */
+  agentInstall: string | null = null;
   /** The conversation so far, as validators and the simulated user see it. */
   readonly conversation: Array<{ role: 'user' | 'agent'; text: string }> = [];
   /** The agent's last message: its driver's final answer, else its output's tail; null before its first turn. */
@@ -173,6 +178,7 @@ export class TrialSession {
       user: this.sandbox.user,
       limits: this.settings.config.limits,
       gateway: this.gatewayMounts(),
+      agent: this.agentInstall,
     };
     const command = launchOptions.network || launchOptions.gateway === null ? given : forwardingFirst(given, this.gateway?.port ?? 0);
     const stdin = options.stdin ?? null;
@@ -206,6 +212,7 @@ export class TrialSession {
       user: this.sandbox.user,
       limits: this.settings.config.limits,
       gateway: this.gatewayMounts(),
+      agent: this.agentInstall,
     };
     const launch = this.sandbox.driver.sessionLaunch?.(options, this.directory.control) ?? null;
     return launch === null ? null : SandboxSession.start(launch, this.directory.control, { clock: this.settings.clock });

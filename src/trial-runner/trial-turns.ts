@@ -2,6 +2,8 @@ import type { GatewayGrant } from './gateway/model-gateway';
 import { isReservedVariable } from '#shared/reserved-variables';
 import type { HarnessPlan } from './harness/harness-driver';
 import { readFinalMessage, readUsage } from './harness/usage';
+import type { ReportedToolCall } from './harness/agents/agent-driver';
+import { capUtf8, cutMarker } from './output/captured-output';
 import type { TrialUsage } from './contract';
 import { envValue, StepResult, TrialSession } from './trial-session';
 import { scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
@@ -78,10 +80,17 @@ export async function runAgentCommand(
   const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES });
   session.modelMs += result.finishedAtMillis - result.startedAtMillis;
   session.exitCode = result.timedOut ? null : result.exitCode;
-  session.usage = addUsage(session.usage, readUsage(plan.usage, result.keptText));
-  const reported = readFinalMessage(plan.usage, result.keptText);
+  const agentReport = plan.agent === null ? null : plan.agent.driver.read(result.keptText);
+  if (plan.agent !== null && agentReport !== null) {
+    plan.agent.sessionId ??= agentReport.sessionId;
+    recordToolCalls(session, turn.number, agentReport.toolCalls, result.finishedAtMillis);
+  }
+  session.usage = addUsage(session.usage, agentReport === null ? readUsage(plan.usage, result.keptText) : agentReport.usage);
+  const reported = agentReport === null ? readFinalMessage(plan.usage, result.keptText) : agentReport.finalMessage;
   const message = reported === null ? result.output.trim().slice(-MESSAGE_TAIL_CHARS) : session.redactor.redact(reported);
   if (result.timedOut) return { result, message };
+  // An agent that says its turn failed (some exit 0 after a failed model call) failed it; the gateway's view of the provider may void it.
+  if (agentReport?.error != null) throw new TrialFailed(`${plan.agent?.driver.name} reported an error in turn ${turn.number}: ${agentReport.error}`);
   // The agent's own doing: failed with the limit named. A limit read from its output (it may
   // have recovered, or printed the words for a reason of its own) names the failure only if verify fails.
   if (result.limit?.certain) throw new TrialFailed(`the agent hit a limit: ${result.limit.reason}`);
@@ -91,6 +100,38 @@ export async function runAgentCommand(
     throw new TrialVoid(`${session.spec.harness} could not authenticate: check the credentials of its connector`, ['credentials']);
   }
   return { result, message };
+}
+
+/**
+ * The tool calls the agent's output reported, after its turn's command: each as a `tool-call`
+ * entry, and a shell call whose exit code it reported also as a `command` entry. Inputs and
+ * outputs are redacted and capped like a command's output.
+ */
+function recordToolCalls(session: TrialSession, turn: number, calls: readonly ReportedToolCall[], at: number): void {
+  const cap = session.settings.outputCapBytes;
+  const shown = (value: unknown) => capped(session.redactor.redact(typeof value === 'string' ? value : JSON.stringify(value ?? null)), cap);
+  for (const call of calls) {
+    const output = call.output === null || call.output === undefined ? null : shown(call.output).text;
+    session.trajectory.push({ _tag: 'tool-call', turn, tool: capped(call.tool, 200).text, input: shown(call.input).text, output, at });
+    if (call.command === null || call.command.exitCode === null) continue;
+    const text = shown(call.output ?? '');
+    session.trajectory.push({
+      _tag: 'command',
+      command: shown(call.command.command).text || '(empty)',
+      exitCode: Math.min(255, Math.max(0, call.command.exitCode)),
+      startedAtMillis: at,
+      finishedAtMillis: at,
+      output: text.text,
+      outputTruncated: text.truncated,
+    });
+  }
+}
+
+/** At most `capBytes` of the text, with the cut marked. */
+function capped(text: string, capBytes: number): { text: string; truncated: boolean } {
+  if (Buffer.byteLength(text, 'utf8') <= capBytes) return { text, truncated: false };
+  const marker = cutMarker(Buffer.byteLength(text, 'utf8') - capBytes);
+  return { text: `${capUtf8(text, Math.max(0, capBytes - Buffer.byteLength(marker)))}${marker}`, truncated: true };
 }
 
 /**

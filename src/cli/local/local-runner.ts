@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createTrialRunner, ExecutionConfig, loadExecutionConfig, TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from '#trial-runner';
 import { callRunner, RunnerApi, RunnerRefusal, withIdempotencyKey } from './runner-calls';
@@ -164,7 +164,10 @@ class LocalBatch {
     if (this.runner) return this.runner;
     const dataDir = this.options.dataDir ?? this.temporaryDir('assay-local-data-');
     const trialsRoot = this.temporaryDir('assay-local-trials-');
-    this.runner = createTrialRunner({ dataDir, trialsRoot, config: this.config(), outputCapBytes });
+    // Agents are kept across local runs (installing one takes up to minutes): the user's cache, unless ASSAY_AGENTS_DIR says.
+    const agentsDir =
+      process.env.ASSAY_AGENTS_DIR?.trim() || path.join(process.env.XDG_CACHE_HOME?.trim() || path.join(homedir(), '.cache'), 'assay', 'agents');
+    this.runner = createTrialRunner({ dataDir, trialsRoot, config: this.config(), outputCapBytes, agentsDir });
     return this.runner;
   }
 

@@ -35,6 +35,7 @@ export function reportedResult(outcome: TrialOutcome): Record<string, unknown> {
       }
       if (entry._tag === 'message') return { _tag: 'message', role: entry.role, turn: entry.turn, text: entry.text, at: entry.at };
       if (entry._tag === 'conversation') return { _tag: 'conversation', turns: entry.turns, endReason: entry.endReason };
+      if (entry._tag === 'tool-call') return { _tag: 'tool-call', turn: entry.turn, tool: entry.tool, input: entry.input, output: entry.output, at: entry.at };
       if (entry._tag === 'prepare') return { _tag: 'prepare', name: entry.name, durationMs: Math.round(entry.durationMs), result: entry.result };
       const { command, exitCode, startedAtMillis, finishedAtMillis, output, outputTruncated } = entry;
       return { _tag: 'command', command, exitCode, startedAtMillis, finishedAtMillis, output, outputTruncated };

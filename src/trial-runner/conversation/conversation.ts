@@ -61,7 +61,7 @@ export async function holdConversation(
         ending = { reason: 'timeout', verdict: ranOutOfTime(spec.timeoutMs) };
         break;
       }
-      const next = await nextUserTurn(session, user, turn, messages);
+      const next = await nextUserTurn(session, user, turn, messages, plan.agent?.driver.resumes !== false);
       if ('reason' in next) ending = { reason: next.reason, verdict: null };
       else {
         turn += 1;
@@ -88,10 +88,13 @@ async function nextUserTurn(
   user: ConversationUser | null,
   turn: number,
   messages: ReadonlyArray<{ role: 'user' | 'agent'; text: string }>,
+  agentResumes: boolean,
 ): Promise<{ text: string } | { reason: ConversationEndReason }> {
   if (user === null) return { reason: 'single-turn' };
   if (user.exhaustedAfter(turn)) return { reason: 'replies-exhausted' };
   if (turn >= session.spec.maxTurns) return { reason: 'max-turns' };
+  // An agent that cannot resume its session without a terminal (cline) ends the conversation here.
+  if (!agentResumes) return { reason: 'agent-cannot-continue' };
   const answer = await user.answer(messages, turn, session.signal);
   if (answer.kind === 'done') return { reason: user.modelUse() === null ? 'replies-exhausted' : 'user-done' };
   return { text: answer.text };

@@ -24,7 +24,12 @@ export interface SandboxLaunchOptions {
   limits: TrialLimits;
   /** The model gateway's socket and forwarder, bound into a sandbox without a network (GATEWAY_SOCKET, GATEWAY_FORWARDER). */
   gateway?: { socket: string; forwarder: string } | null;
+  /** A built-in agent's install on the host, bound read-only at AGENT_MOUNT. */
+  agent?: string | null;
 }
+
+/** Where a bubblewrap sandbox sees its built-in agent's install (read-only). */
+export const AGENT_MOUNT = '/run/assay/agent';
 
 /** Where a sandbox without a network finds the model gateway's unix socket and the forwarder to it. */
 export const GATEWAY_SOCKET = '/run/assay/gateway.sock';
@@ -111,10 +116,11 @@ export class BubblewrapDriver implements SandboxDriver {
     args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
     if (options.network) args.push(...resolverMounts(this.hidden));
     // Inside the hidden /run: the gateway's socket and the forwarder that serves it on the sandbox's own loopback.
-    if (!options.network && options.gateway) {
-      args.push('--perms', '0755', '--dir', path.dirname(GATEWAY_SOCKET));
-      args.push('--bind', options.gateway.socket, GATEWAY_SOCKET, '--ro-bind', options.gateway.forwarder, GATEWAY_FORWARDER);
-    }
+    const gateway = !options.network && options.gateway ? options.gateway : null;
+    if (gateway !== null || options.agent) args.push('--perms', '0755', '--dir', path.dirname(GATEWAY_SOCKET));
+    if (gateway !== null) args.push('--bind', gateway.socket, GATEWAY_SOCKET, '--ro-bind', gateway.forwarder, GATEWAY_FORWARDER);
+    // The agent's install, shared by every trial of its version: read-only, so no trial can change another's agent.
+    if (options.agent) args.push('--ro-bind', options.agent, AGENT_MOUNT);
     // bwrap makes missing parents with the host's modes: the trials root (0700, root's) would bar the trial's user.
     args.push('--perms', '0755', '--dir', path.dirname(options.trialDir), '--bind', options.trialDir, options.trialDir);
     args.push(...accountMounts(options.trialDir));

@@ -78,6 +78,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     verifyTimeoutMs: executionSettings.verifyTimeoutMs,
     validatorTimeoutMs: executionSettings.validatorTimeoutMs,
     trialsRoot: trialsRoot?.directory,
+    agentsDir: executionSettings.agentsDir ?? undefined,
     // Other instances' trial directories are beside this one's: hidden from sandboxes too.
     hiddenPaths: trialsRoot ? [trialsRoot.parent] : [],
     logger,

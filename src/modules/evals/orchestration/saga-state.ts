@@ -81,6 +81,7 @@ const RECORD_ONLY: ReadonlySet<string> = new Set<SagaEvent['type']>([
   'TrialConversationEnded',
   'TrialPrepared',
   'TrialModelCalled',
+  'TrialToolCalled',
   'TrialVerified',
   'TrialValidated',
   'TrialLeaseRenewed',

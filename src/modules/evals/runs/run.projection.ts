@@ -95,6 +95,7 @@ const UNSUMMARIZED: ReadonlySet<string> = new Set<TrialEvent['type']>([
   'TrialMessageRecorded',
   'TrialPrepared',
   'TrialModelCalled',
+  'TrialToolCalled',
   'TrialVerified',
   'TrialValidated',
 ]);

@@ -8,6 +8,7 @@ import type {
   TrialMessageRecorded,
   TrialModelCalled,
   TrialPrepared,
+  TrialToolCalled,
   TrialValidated,
   TrialVerified,
 } from '../trials/trial.events';
@@ -16,7 +17,7 @@ import type { TrialDetail } from './trial-view';
 export const TRIAL_DETAILS = 'eval_trial_details';
 
 type TrialDetailEvent =
-  TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled | TrialVerified | TrialValidated;
+  TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled | TrialToolCalled | TrialVerified | TrialValidated;
 
 type Step =
   | { kind: 'trajectory'; entry: TrajectoryEntry }
@@ -60,6 +61,7 @@ export const trialDetailProjection = typedDocumentProjection<TrialDetailEvent, T
     'TrialConversationEnded',
     'TrialPrepared',
     'TrialModelCalled',
+    'TrialToolCalled',
     'TrialVerified',
     'TrialValidated',
   ],

@@ -88,6 +88,7 @@ export function applyTrialEvent(trial: TrialSummary, event: TrialEvent): TrialSu
     case 'TrialMessageRecorded':
     case 'TrialPrepared':
     case 'TrialModelCalled':
+    case 'TrialToolCalled':
     case 'TrialVerified':
     case 'TrialValidated':
       return trial;

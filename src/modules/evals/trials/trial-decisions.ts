@@ -98,6 +98,7 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     if (entry._tag === 'message') return { type: 'TrialMessageRecorded', data: { ...ref, entry } };
     if (entry._tag === 'conversation') return { type: 'TrialConversationEnded', data: { ...ref, entry } };
     if (entry._tag === 'prepare') return { type: 'TrialPrepared', data: { ...ref, entry } };
+    if (entry._tag === 'tool-call') return { type: 'TrialToolCalled', data: { ...ref, entry } };
     if (entry._tag === 'model-call') {
       // Recorded bodies travel with their call (the event store keeps large ones in the blob store); the read models keep the entry alone.
       const bodies = outcome.modelCallBodies?.[calls++];

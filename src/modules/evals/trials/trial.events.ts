@@ -6,6 +6,7 @@ import type {
   TrajectoryMessage,
   TrajectoryModelCall,
   TrajectoryPrepare,
+  TrajectoryToolCall,
   TrialArtifact,
   TrialUsage,
 } from '#trial-runner';
@@ -56,6 +57,8 @@ export type TrialMessageRecorded = DomainEvent<'TrialMessageRecorded', TrialRef 
 export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', TrialRef & { entry: TrajectoryConversation }>;
 /** A call the agent made to its model through the model gateway, metered by the service (an entry of the trajectory). */
 export type TrialModelCalled = DomainEvent<'TrialModelCalled', TrialRef & { entry: TrajectoryModelCall; bodies?: ModelCallBodies }>;
+/** A tool the agent called, as its own output reported it (an entry of the trajectory). */
+export type TrialToolCalled = DomainEvent<'TrialToolCalled', TrialRef & { entry: TrajectoryToolCall }>;
 /** The case's prepare ran before the first agent turn (an entry of the trajectory). */
 export type TrialPrepared = DomainEvent<'TrialPrepared', TrialRef & { entry: TrajectoryPrepare }>;
 /** One validation record of the trial's validator, in index order, before the verdict. */
@@ -76,13 +79,14 @@ export type TrialEvent =
   | TrialConversationEnded
   | TrialPrepared
   | TrialModelCalled
+  | TrialToolCalled
   | TrialVerified
   | TrialValidated
   | TrialScored
   | TrialVoided;
 
 /** The events whose `entry` is a trajectory entry, in the order the trial recorded them. */
-export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled;
+export type TrialTrajectoryEvent = TrialCommandRecorded | TrialMessageRecorded | TrialConversationEnded | TrialPrepared | TrialModelCalled | TrialToolCalled;
 
 export const TRIAL_EVENT_TYPES = [
   'TrialQueued',
@@ -92,6 +96,7 @@ export const TRIAL_EVENT_TYPES = [
   'TrialConversationEnded',
   'TrialPrepared',
   'TrialModelCalled',
+  'TrialToolCalled',
   'TrialVerified',
   'TrialValidated',
   'TrialScored',

@@ -20,6 +20,7 @@ import {
 import { ForbidUnknownProperties } from '#infrastructure/http/decode/decode.pipe';
 import { EachString } from '#infrastructure/http/decode/each-element';
 import { JudgeModelDto, ModelTokensDto, ValidationRecordDto } from './report-validation.dto';
+import type { ConversationEndReason } from '#trial-runner';
 
 /**
  * A local runner's report is untrusted input: every field is bounded here as the server's own
@@ -32,7 +33,7 @@ const MAX_OUTPUT_CHARS = 16 * 1024 * 1024 + 256;
 const MAX_MS = 7 * 24 * 3_600_000;
 const MAX_TOKENS = 1e12;
 const notNull = (field: string) => (object: Record<string, unknown>) => object[field] !== null;
-const END_REASONS = ['single-turn', 'user-done', 'replies-exhausted', 'max-turns', 'timeout', 'failed'];
+const END_REASONS = ['single-turn', 'user-done', 'replies-exhausted', 'max-turns', 'timeout', 'failed', 'agent-cannot-continue'];
 const tagged =
   (...tags: string[]) =>
   (object: Record<string, unknown>) =>
@@ -41,19 +42,23 @@ const WIRE_PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini'
 
 @ForbidUnknownProperties()
 export class TrajectoryEntryDto {
-  @IsIn(['command', 'message', 'conversation', 'prepare', 'model-call']) _tag!: 'command' | 'message' | 'conversation' | 'prepare' | 'model-call';
+  @IsIn(['command', 'message', 'conversation', 'prepare', 'model-call', 'tool-call']) _tag!:
+    'command' | 'message' | 'conversation' | 'prepare' | 'model-call' | 'tool-call';
   // command
   @ValidateIf(tagged('command')) @IsString() @Length(1, 100000) command?: string;
   @ValidateIf(tagged('command')) @IsInt() @Min(0) @Max(255) exitCode?: number;
   @ValidateIf(tagged('command', 'model-call')) @IsInt() @Min(0) @Max(1e15) startedAtMillis?: number;
   @ValidateIf(tagged('command', 'model-call')) @IsInt() @Min(0) @Max(1e15) finishedAtMillis?: number;
-  @ValidateIf(tagged('command')) @IsString() @MaxLength(MAX_OUTPUT_CHARS) output?: string;
+  @ValidateIf((object: Record<string, unknown>) => object._tag === 'command' || (object._tag === 'tool-call' && object.output !== null))
+  @IsString()
+  @MaxLength(MAX_OUTPUT_CHARS)
+  output?: string | null;
   @ValidateIf(tagged('command')) @IsBoolean() outputTruncated?: boolean;
   // message
   @ValidateIf(tagged('message')) @IsIn(['user', 'agent']) role?: 'user' | 'agent';
-  @ValidateIf(tagged('message', 'model-call')) @IsInt() @Min(1) @Max(1000) turn?: number;
+  @ValidateIf(tagged('message', 'model-call', 'tool-call')) @IsInt() @Min(1) @Max(1000) turn?: number;
   @ValidateIf(tagged('message')) @IsString() @MaxLength(MAX_OUTPUT_CHARS) text?: string;
-  @ValidateIf(tagged('message')) @IsInt() @Min(0) @Max(1e15) at?: number;
+  @ValidateIf(tagged('message', 'tool-call')) @IsInt() @Min(0) @Max(1e15) at?: number;
   // conversation
   @ValidateIf(tagged('conversation')) @IsInt() @Min(0) @Max(1000) turns?: number;
   @ValidateIf(tagged('conversation')) @IsIn(END_REASONS) endReason?: string;
@@ -61,6 +66,9 @@ export class TrajectoryEntryDto {
   @ValidateIf(tagged('prepare')) @IsString() @Length(1, 100) name?: string;
   @ValidateIf(tagged('prepare')) @IsInt() @Min(0) @Max(MAX_MS) durationMs?: number;
   @ValidateIf((object: Record<string, unknown>) => object._tag === 'prepare' && object.result !== null) @IsObject() result?: Record<string, unknown> | null;
+  // tool-call (the agent's own output reported it)
+  @ValidateIf(tagged('tool-call')) @IsString() @Length(1, 200) tool?: string;
+  @ValidateIf(tagged('tool-call')) @IsString() @MaxLength(MAX_OUTPUT_CHARS) input?: string;
   // model-call (the runner's own gateway metered it)
   @ValidateIf(tagged('model-call')) @IsString() @Length(1, 100) provider?: string;
   @ValidateIf(tagged('model-call')) @IsString() @MaxLength(200) model?: string;
@@ -102,7 +110,7 @@ export class UsageDto {
 @ForbidUnknownProperties()
 export class ConversationDto {
   @IsInt() @Min(0) @Max(1000) turns!: number;
-  @IsIn(END_REASONS) endReason!: 'single-turn' | 'user-done' | 'replies-exhausted' | 'max-turns' | 'timeout' | 'failed';
+  @IsIn(END_REASONS) endReason!: ConversationEndReason;
 }
 
 /**

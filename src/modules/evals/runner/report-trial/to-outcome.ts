@@ -83,6 +83,11 @@ function toEntry(entry: TrajectoryEntryDto, index: number, bound: number): Traje
   if (entry._tag === 'conversation') {
     return { _tag: 'conversation', turns: entry.turns ?? 0, endReason: (entry.endReason ?? 'failed') as never };
   }
+  if (entry._tag === 'tool-call') {
+    const input = within(entry.input ?? '', bound, `result.trajectory[${index}].input`);
+    const output = entry.output == null ? null : within(entry.output, bound, `result.trajectory[${index}].output`);
+    return { _tag: 'tool-call', turn: entry.turn ?? 1, tool: entry.tool ?? '', input, output, at: entry.at ?? 0 };
+  }
   if (entry._tag === 'model-call') {
     return {
       _tag: 'model-call',
