@@ -45,3 +45,7 @@ export { bubblewrapMissing } from './sandbox/host-tools';
 /** The model gateway agents reach their model through (the benchmark runs one alone). */
 export { ModelGateway, sharedModelGateway } from './gateway/model-gateway';
 export type { GatewayGrant, GrantTerms } from './gateway/model-gateway';
+/** The built-in agent drivers and their installer (the tests and the benchmark install the CLIs as the service does). */
+export { AGENT_DRIVERS, AGENT_NAMES } from './harness/agents';
+export type { AgentDriver, AgentName } from './harness/agents';
+export { AgentInstaller } from './harness/agents/agent-install';

@@ -159,25 +159,17 @@ function alive(pid: number): boolean {
   }
 }
 
-/** npm's environment: the server's, without its secrets' likely carriers (only what npm and node need). */
+/**
+ * npm's environment: what finds programs, the user's npm configuration (~/.npmrc, npm_config_*),
+ * the proxies and the certificate authorities a registry behind a proxy needs; nothing else of
+ * the server's, whose environment holds provider keys that a package's install script could read.
+ */
 function npmEnv(): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of [
-    'PATH',
-    'HOME',
-    'LANG',
-    'TMPDIR',
-    'npm_config_registry',
-    'NPM_CONFIG_REGISTRY',
-    'HTTPS_PROXY',
-    'HTTP_PROXY',
-    'NO_PROXY',
-    'https_proxy',
-    'http_proxy',
-    'no_proxy',
-  ]) {
-    const value = process.env[name];
-    if (value !== undefined) kept[name] = value;
+  const names = ['PATH', 'HOME', 'LANG', 'TMPDIR', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'];
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (names.includes(name) || /^npm_config_/i.test(name) || /^(https?|no)_proxy$/i.test(name)) kept[name] = value;
   }
   return kept;
 }

@@ -1,0 +1,239 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AGENT_DRIVERS } from '#trial-runner';
+import type { AgentName } from '#trial-runner';
+import { installForTest, TEST_AGENTS_DIR, workspaceTask } from '../support/agents';
+import { describeWithBubblewrap } from '../support/bubblewrap';
+import { startBody, waitForBatch } from '../support/evals';
+import { FakeProvider, startFakeProvider } from '../support/fake-provider';
+import { ChildServer, INIT_KEY, startChild, tempDir } from '../support/servers';
+
+const REAL_KEY = 'sk-real-agent-provider-key-4b3c2d1e';
+
+interface AgentUnderTest {
+  agent: AgentName;
+  kind: string;
+  provider: string;
+  model: string;
+}
+
+/** The agents CI installs and runs every time, each on a harness kind of its own, with a provider of the protocol it speaks. */
+const CI_AGENTS: AgentUnderTest[] = [
+  { agent: 'claude-code', kind: 'harness_kind_1', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  { agent: 'codex', kind: 'harness_kind_2', provider: 'responses', model: 'gpt-5.1-codex' },
+  { agent: 'gemini-cli', kind: 'harness_kind_3', provider: 'gemini', model: 'gemini-2.5-flash' },
+  { agent: 'opencode', kind: 'harness_kind_4', provider: 'chat', model: 'fake-model' },
+  { agent: 'qwen-code', kind: 'harness_kind_5', provider: 'chat', model: 'fake-model' },
+  { agent: 'pi', kind: 'harness_kind_6', provider: 'anthropic', model: 'fake-model' },
+];
+
+/** The agents tested only when ASSAY_TEST_ALL_AGENTS=1 (installed on demand). */
+const MORE_AGENTS: AgentUnderTest[] = [
+  { agent: 'copilot', kind: 'harness_kind_1', provider: 'chat', model: 'gpt-4.1' },
+  { agent: 'cline', kind: 'harness_kind_2', provider: 'chat', model: 'fake-model' },
+  { agent: 'continue', kind: 'harness_kind_3', provider: 'chat', model: 'fake-model' },
+];
+
+function config(fake: FakeProvider, agents: AgentUnderTest[]): string {
+  const file = path.join(tempDir(), 'assay.yaml');
+  const lines = [
+    'sandboxes:',
+    '  sandbox_kind_1: { driver: bubblewrap, network: false }',
+    'providers:',
+    `  anthropic: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+    `  responses: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+    `  gemini: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+    `  chat: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+    'harnesses:',
+    ...agents.map(({ agent, kind, provider }) => `  ${kind}: { agent: ${agent}, provider: ${provider} }`),
+    '',
+  ];
+  fs.writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+/** What the agent's sandbox can reach and where the real key can be read: exits 0 only when nothing but the gateway answers and the key is nowhere. */
+const PROBE = String.raw`
+import json, os, socket, sys, urllib.parse
+def reachable(host, port):
+    probe = socket.socket(socket.AF_INET)
+    probe.settimeout(2)
+    try:
+        probe.connect((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+gateway = None
+for value in os.environ.values():
+    if value.startswith('http://127.0.0.1:'):
+        gateway = urllib.parse.urlparse(value).port
+others = {('127.0.0.1', int(port)) for port in os.environ['PROBE_PORTS'].split(',')}
+results = {'%s:%d' % target: reachable(*target) for target in others}
+needle = b'sk-real-agent-' + b'provider-key'
+found = []
+for pid in filter(str.isdigit, os.listdir('/proc')):
+    for name in ('environ', 'cmdline'):
+        try:
+            if needle in open('/proc/%s/%s' % (pid, name), 'rb').read():
+                found.append('/proc/%s/%s' % (pid, name))
+        except OSError:
+            pass
+for top in {os.environ['HOME'], os.getcwd(), '/tmp', '/run'}:
+    for directory, _, files in os.walk(top):
+        for name in files:
+            try:
+                if needle in open(os.path.join(directory, name), 'rb').read():
+                    found.append(os.path.join(directory, name))
+            except OSError:
+                pass
+report = {'gateway': gateway, 'gatewayReachable': gateway is not None and reachable('127.0.0.1', gateway), 'others': results, 'keyFound': found}
+print(json.dumps(report))
+sys.exit(0 if report['gatewayReachable'] and not any(results.values()) and not found else 1)
+`;
+
+function agentCase(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: 'write-hello', variables: { word: 'hello' }, verify: 'grep -qx hello out.txt', ...extra };
+}
+
+function batchFor(agent: AgentUnderTest, cases: Array<Record<string, unknown>>, profile: Record<string, unknown> = {}): Record<string, any> {
+  return startBody({
+    suite: { id: `drivers-${agent.agent}`, prompt: 'Create a file out.txt containing {{word}}' },
+    cases,
+    variants: [{ harness: agent.kind, model: agent.model, sandbox: 'sandbox_kind_1', profile: { name: agent.agent, ...profile } }],
+  });
+}
+
+/** The usage the fake answered with, summed over its requests since `from`. */
+function answeredSince(fake: FakeProvider, from: number): { input: number; output: number } {
+  return fake.requests
+    .slice(from)
+    .reduce((total, request) => ({ input: total.input + (request.answered?.input ?? 0), output: total.output + (request.answered?.output ?? 0) }), {
+      input: 0,
+      output: 0,
+    });
+}
+
+function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolean): void {
+  (enabled ? describeWithBubblewrap : describe.skip)(title, () => {
+    let fake: FakeProvider;
+    let server: ChildServer;
+    const installed = new Map<AgentName, string>();
+
+    beforeAll(async () => {
+      for (const { agent } of agents) {
+        const result = await installForTest(agent);
+        if ('failure' in result) process.stderr.write(`Skipping the ${agent} driver tests: ${result.failure}\n`);
+        else installed.set(agent, result.version);
+      }
+      fake = await startFakeProvider();
+      server = await startChild({
+        ASSAY_DATA_DIR: tempDir(),
+        ASSAY_INIT_ORG: 'acme',
+        ASSAY_INIT_API_KEY: INIT_KEY,
+        ASSAY_CONFIG: config(fake, agents),
+        ASSAY_AGENTS_DIR: TEST_AGENTS_DIR,
+        FAKE_PROVIDER_KEY: REAL_KEY,
+        HOME: tempDir('assay-home-'),
+        // A registry behind a proxy may need its authority (the server installs what the test did not).
+        ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+      });
+    }, 1_200_000);
+
+    afterAll(async () => {
+      await server?.stop();
+      await fake?.close();
+    });
+
+    describe.each(agents)('$agent', (agent) => {
+      const run = (name: string, body: () => Promise<void>, timeoutMs = 240_000) =>
+        it(
+          name,
+          async () => {
+            if (!installed.has(agent.agent)) {
+              process.stderr.write(`${agent.agent}: not installed, see above\n`);
+              return;
+            }
+            await body();
+          },
+          timeoutMs,
+        );
+
+      run('writes the file verify checks, through the gateway; its usage is what the fake reported, its tool calls are in the trajectory', async () => {
+        fake.setDefault(workspaceTask('out.txt', 'hello\n', 'I wrote hello into out.txt.'));
+        const from = fake.requests.length;
+        const started = await server.client.call('evals.batches.start', batchFor(agent, [agentCase()]));
+        expect(started.status).toBe(200);
+        const run = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0];
+        const trial = run.trials[0];
+        expect([trial.status, trial.failure]).toEqual(['passed', null]);
+        expect(run.harnessVersion).toBe(AGENT_DRIVERS[agent.agent].pinnedVersion);
+
+        const answered = answeredSince(fake, from);
+        expect(answered.input).toBeGreaterThan(0);
+        expect(trial.usage).toMatchObject({ inputTokens: answered.input, outputTokens: answered.output });
+        const calls = trial.trajectory.filter((entry: any) => entry._tag === 'model-call');
+        expect(calls.length).toBe(fake.requests.length - from);
+        expect(calls.every((call: any) => call.status === 200 && call.provider === agent.provider)).toBe(true);
+        const tools = trial.trajectory.filter((entry: any) => entry._tag === 'tool-call');
+        expect(tools.length).toBeGreaterThanOrEqual(1);
+        expect(tools[0]).toMatchObject({ turn: 1, tool: expect.any(String), input: expect.stringContaining('hello') });
+        // The provider got the real key; the agent only ever held its token.
+        for (const request of fake.requests.slice(from)) expect(JSON.stringify(request.headers)).toContain(REAL_KEY);
+        expect(JSON.stringify(trial)).not.toContain(REAL_KEY);
+      });
+
+      if (AGENT_DRIVERS[agent.agent].resumes) {
+        run('holds a 2-turn scripted conversation: turn 2 resumes its session, and its request holds the history', async () => {
+          fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done: out.txt holds hello.'));
+          const from = fake.requests.length;
+          const replies = { kind: 'scripted', replies: ['Thanks. Please check the file once more.'] };
+          const started = await server.client.call('evals.batches.start', batchFor(agent, [agentCase({ user: replies })]));
+          const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
+          expect([trial.status, trial.failure]).toEqual(['passed', null]);
+          expect(trial).toMatchObject({ turns: 2, endReason: 'replies-exhausted' });
+          const messages = trial.trajectory.filter((entry: any) => entry._tag === 'message');
+          expect(messages.map((entry: any) => [entry.role, entry.turn])).toEqual([
+            ['user', 1],
+            ['agent', 1],
+            ['user', 2],
+            ['agent', 2],
+          ]);
+          expect(messages[1].text).toContain('Done: out.txt holds hello.');
+          const turns = new Set(trial.trajectory.filter((entry: any) => entry._tag === 'model-call').map((entry: any) => entry.turn));
+          expect([...turns].sort()).toEqual([1, 2]);
+          // The last request of turn 2 carries turn 1: the opening prompt and the new message both.
+          const last = JSON.stringify(fake.requests.at(-1)?.body);
+          expect(last).toContain('Create a file out.txt containing hello');
+          expect(last).toContain('Please check the file once more');
+          expect(fake.requests.length - from).toBeGreaterThanOrEqual(3);
+        });
+      } else {
+        run('ends a conversation after its first turn: it cannot resume without a terminal', async () => {
+          fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done.'));
+          const replies = { kind: 'scripted', replies: ['again'] };
+          const started = await server.client.call('evals.batches.start', batchFor(agent, [agentCase({ user: replies })]));
+          const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
+          expect([trial.status, trial.turns, trial.endReason]).toEqual(['passed', 1, 'agent-cannot-continue']);
+        });
+      }
+    });
+
+    it('a driver trial sees no real key, in its environment or its files, and reaches nothing but the gateway', async () => {
+      const agent = agents.find((candidate) => installed.has(candidate.agent));
+      if (agent === undefined) return;
+      fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done.'));
+      const fakePort = new URL(fake.url).port;
+      const serverPort = new URL(server.url).port;
+      const probe = agentCase({ verify: 'grep -qx hello out.txt && python3 probe.py' });
+      const body = batchFor(agent, [probe], { files: { 'probe.py': PROBE }, env: { PROBE_PORTS: `${fakePort},${serverPort}` } });
+      const started = await server.client.call('evals.batches.start', body);
+      const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
+      expect([trial.status, trial.failure]).toEqual(['passed', null]);
+    }, 240_000);
+  });
+}
+
+describeAgents('built-in agent drivers, with the real CLIs in bubblewrap', CI_AGENTS, true);
+describeAgents('the drivers tested on demand (ASSAY_TEST_ALL_AGENTS=1)', MORE_AGENTS, process.env.ASSAY_TEST_ALL_AGENTS === '1');
