@@ -142,8 +142,8 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
     }, 1_200_000);
 
     afterAll(async () => {
-      await server?.stop();
-      await fake?.close();
+      await server.stop();
+      await fake.close();
     });
 
     describe.each(agents)('$agent', (agent) => {
