@@ -49,3 +49,5 @@ export type { GatewayGrant, GrantTerms } from './gateway/model-gateway';
 export { AGENT_DRIVERS, AGENT_NAMES } from './harness/agents';
 export type { AgentDriver, AgentName } from './harness/agents';
 export { AgentInstaller } from './harness/agents/agent-install';
+export { harnessAgents } from './harness/harness-driver';
+export type { HarnessAgentEntry } from './harness/harness-driver';

@@ -97,6 +97,27 @@ export function renderTemplate(template: string, values: { prompt: string; model
   return template.replace(/\{\{\s*(prompt|model)\s*\}\}/g, (_match, name: 'prompt' | 'model') => shellQuote(values[name]));
 }
 
+/** A harness kind's built-in agent, as evals.models.list shows it. */
+export interface HarnessAgentEntry {
+  harness: string;
+  agent: string;
+  /** The version its trials install: the harness's own, else the driver's pinned one. */
+  version: string;
+  pinnedVersion: string;
+  packageName: string;
+  provider: string | null;
+}
+
+/** The harness kinds configured with a built-in agent, in configuration order. */
+export function harnessAgents(config: ExecutionConfig): HarnessAgentEntry[] {
+  return Object.entries(config.harnesses).flatMap(([harness, definition]) => {
+    if (definition.agent === null) return [];
+    const driver = AGENT_DRIVERS[definition.agent.name];
+    const { version, provider } = definition;
+    return [{ harness, agent: driver.name, version, pinnedVersion: driver.pinnedVersion, packageName: driver.packageName, provider }];
+  });
+}
+
 /** One POSIX shell word with exactly this text. */
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;

@@ -8,6 +8,7 @@ import {
   DefaultSandbox,
   detectDefaultSandbox,
   ExecutionConfig,
+  harnessAgents,
   loadExecutionConfig,
   PROCESS_GROUPS_FILE,
   providerModels,
@@ -16,7 +17,7 @@ import {
 import type { JudgeSettings } from '#trial-runner';
 import type { TrialRunner } from '#trial-runner';
 import type { ExecutionPolicy } from '../shared/execution-policy';
-import type { ProviderModelEntry } from '../shared/provider-models';
+import type { HarnessAgentEntry, ProviderModelEntry } from '../shared/provider-models';
 import type { RunnerSettings } from '../runner/runner-settings';
 import type { ClaimTerms } from './trial-lease';
 
@@ -37,6 +38,8 @@ export interface TrialExecutionPlan {
   maxParallelTrials: number;
   /** The configured providers' models, which evals.models.list shows. */
   providerModels: ProviderModelEntry[];
+  /** The harness kinds run by a built-in agent, which evals.models.list names. */
+  harnessAgents: HarnessAgentEntry[];
   /** The judges' providers and prices, for rescoring stored conversations. */
   judging: JudgeSettings;
   /** Leases and silence of local runners, and the output cap their reports respect. */
@@ -89,6 +92,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     policy,
     maxParallelTrials: executionSettings.maxParallelTrials,
     providerModels: providerModels(execution),
+    harnessAgents: harnessAgents(execution),
     judging: { providers: execution.providers, judges: execution.judges, prices: execution.prices },
     localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
     claims: executionSettings.claims,

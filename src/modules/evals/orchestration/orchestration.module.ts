@@ -6,7 +6,7 @@ import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { Clock, CLOCK } from '#shared/clock';
 import { ConnectorsModule } from '../../connectors/connectors.module';
 import { EXECUTION_POLICY } from '../shared/execution-policy';
-import { PROVIDER_MODELS } from '../shared/provider-models';
+import { HARNESS_AGENTS, PROVIDER_MODELS } from '../shared/provider-models';
 import type { TrialExecutionPlan } from './execution-host';
 import { TRIAL_ENVIRONMENT, TrialEnvironment } from '../trials/trial-environment';
 import { sagaCatchUpAfter } from './open-batches.projection';
@@ -28,6 +28,7 @@ export class OrchestrationModule {
       providers: [
         { provide: EXECUTION_POLICY, useValue: plan.policy },
         { provide: PROVIDER_MODELS, useValue: plan.providerModels },
+        { provide: HARNESS_AGENTS, useValue: plan.harnessAgents },
         {
           provide: TrialSaga,
           useFactory: (
@@ -48,7 +49,7 @@ export class OrchestrationModule {
           inject: [EVENT_STORE, TRIAL_ENVIRONMENT, JsonLogger, CLOCK, READ_STORE, ProjectionRunner],
         },
       ],
-      exports: [EXECUTION_POLICY, PROVIDER_MODELS],
+      exports: [EXECUTION_POLICY, PROVIDER_MODELS, HARNESS_AGENTS],
     };
   }
 }

@@ -15,6 +15,8 @@ export interface ModelList {
   harness: string;
   models: ModelEntry[];
   total: number;
+  /** The harness's built-in agent on this server (ASSAY_CONFIG harnesses.<kind>.agent); null: none, or not answered yet. */
+  agent?: { name: string; version: string; pinnedVersion: string; package: string; provider: string | null } | null;
 }
 
 /** By vendor, then newest first (release date descending), then by id for a stable order. */

@@ -108,6 +108,7 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
       harness: text,
       models: list(object({ id: text, displayName: text, vendor: text, summary: orNull(text) })),
       total: integer,
+      agent: orNull(object({ name: text, version: text, pinnedVersion: text, package: text, provider: orNull(text) })),
     }),
     errors: [400, 403],
   },
