@@ -6,6 +6,7 @@ import { isAuditUsage, registerAuditCommand } from './cli/audit/audit-command';
 import { isEvalUsage, registerEvalCommand } from './cli/eval/eval-command';
 import { registerReportCommand, ReportUsage } from './cli/report/report-command';
 import { EXIT } from './cli/eval/exit-codes';
+import { registerAgentsCommand } from './cli/agents-command';
 import { PERMISSIONS } from '#shared/permissions';
 
 const USAGE = `Usage: assay <command>
@@ -24,6 +25,8 @@ const USAGE = `Usage: assay <command>
   audit export --since TIME [--until TIME] [--category C]... [--url URL] [--key KEY] > FILE
                                           the organization's events as NDJSON, with a chain-hash trailer
   audit verify FILE                       check an export offline: 0 intact, 1 at its first bad line
+  agents install [AGENT[@VERSION]...]     install built-in agents ahead of their first trial (ASSAY_AGENTS_DIR);
+                                          without arguments, those ASSAY_CONFIG's harnesses name
   report --suite ID [--since ISO] [--until ISO] [--bucket hour|day|week] [--compare BATCH1,BATCH2]
                                           print a suite's pass rates per variant over time (and a comparison
                                           of batches) from a server (--url, --key or ASSAY_URL, ASSAY_API_KEY)
@@ -108,6 +111,7 @@ function buildProgram(): Command {
   registerEvalCommand(program);
   registerAuditCommand(program);
   registerReportCommand(program);
+  registerAgentsCommand(program);
   return program;
 }
 
