@@ -17,7 +17,7 @@ describe('execution config', () => {
       JSON.stringify({ harnesses: { harness_kind_4: harness }, sandboxes: { sandbox_kind_2: { driver: 'process' } }, allowUnsandboxed: true }),
     );
     expect(loadExecutionConfig(file)).toEqual({
-      harnesses: { harness_kind_4: { ...harness, continue: null, env: {}, usage: null, authFailure: null, provider: null } },
+      harnesses: { harness_kind_4: { ...harness, agent: null, continue: null, env: {}, usage: null, authFailure: null, provider: null } },
       sandboxes: { sandbox_kind_2: { driver: 'process', network: null } },
       defaultSandbox: null,
       network: false,
