@@ -240,3 +240,93 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
 
 describeAgents('built-in agent drivers, with the real CLIs in bubblewrap', CI_AGENTS, true);
 describeAgents('the drivers tested on demand (ASSAY_TEST_ALL_AGENTS=1)', MORE_AGENTS, process.env.ASSAY_TEST_ALL_AGENTS === '1');
+
+/**
+ * What goes wrong around an agent: an install that fails, an agent the sandbox could not clean
+ * up after, a provider that fails while the agent says only that its turn failed.
+ */
+describeWithBubblewrap('agent drivers when something fails', () => {
+  let fake: FakeProvider;
+  let server: ChildServer;
+  let piInstalled: { failure: string } | { version: string };
+
+  beforeAll(async () => {
+    piInstalled = await installForTest('pi');
+    fake = await startFakeProvider();
+    const file = path.join(tempDir(), 'assay.yaml');
+    const lines = [
+      'allowUnsandboxed: true',
+      'sandboxes:',
+      '  sandbox_kind_1: { driver: bubblewrap, network: false }',
+      '  sandbox_kind_2: { driver: process }',
+      'providers:',
+      `  anthropic: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      `  chat: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
+      'harnesses:',
+      '  harness_kind_1: { agent: pi, provider: anthropic, version: "0.0.1-assay-never-published" }',
+      '  harness_kind_2: { agent: cline, provider: chat }',
+      '  harness_kind_3: { agent: pi, provider: anthropic }',
+      '',
+    ];
+    fs.writeFileSync(file, lines.join('\n'));
+    server = await startChild({
+      ASSAY_DATA_DIR: tempDir(),
+      ASSAY_INIT_ORG: 'acme',
+      ASSAY_INIT_API_KEY: INIT_KEY,
+      ASSAY_CONFIG: file,
+      ASSAY_AGENTS_DIR: TEST_AGENTS_DIR,
+      FAKE_PROVIDER_KEY: REAL_KEY,
+      HOME: tempDir('assay-home-'),
+      ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await server.stop();
+    await fake.close();
+  });
+
+  const trialOf = async (kind: string, sandbox: string) => {
+    const body = startBody({
+      suite: { id: 'failures', prompt: 'Create a file out.txt containing {{word}}' },
+      cases: [agentCase()],
+      variants: [{ harness: kind, model: 'fake-model', sandbox }],
+    });
+    const started = await server.client.call('evals.batches.start', body);
+    expect(started.status).toBe(200);
+    return (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
+  };
+
+  it('an install that fails voids the trial with npm’s own words', async () => {
+    const trial = await trialOf('harness_kind_1', 'sandbox_kind_1');
+    expect(trial.status).toBe('void');
+    expect(trial.failure).toContain('installing @mariozechner/pi-coding-agent@0.0.1-assay-never-published failed');
+    expect(trial.failure).toMatch(/npm (error|ERR!)/);
+    expect(fs.existsSync(path.join(TEST_AGENTS_DIR, 'pi@0.0.1-assay-never-published'))).toBe(false);
+  }, 240_000);
+
+  it('the process sandbox refuses an agent that leaves processes behind, saying where it can run', async () => {
+    const trial = await trialOf('harness_kind_2', 'sandbox_kind_2');
+    expect([trial.status, trial.failure]).toEqual([
+      'void',
+      'cline leaves processes running after its turn, which the process sandbox cannot end: run it in a bubblewrap sandbox',
+    ]);
+  });
+
+  it('an agent that exits 0 after its model failed: void naming the provider when the provider failed, failed when the model refused the request', async () => {
+    if ('failure' in piInstalled) {
+      process.stderr.write(`pi: not installed: ${piInstalled.failure}\n`);
+      return;
+    }
+    fake.setDefault({ status: 500, error: 'upstream is down' });
+    const outage = await trialOf('harness_kind_3', 'sandbox_kind_1');
+    expect(outage.status).toBe('void');
+    expect(outage.failure).toContain('the model provider failed');
+    expect(outage.failure).toContain('anthropic');
+
+    fake.setDefault({ status: 400, error: 'prompt is too long' });
+    const refused = await trialOf('harness_kind_3', 'sandbox_kind_1');
+    expect(refused.status).toBe('failed');
+    expect(refused.failure).toMatch(/^pi reported an error in turn 1: .*prompt is too long/);
+  }, 240_000);
+});
