@@ -73,7 +73,8 @@ const DEFAULT_ANSWER: FakeAnswer = { text: 'ok', usage: { input: 10, output: 2 }
 const PATHS: Partial<Record<string, FakeRequest['protocol']>> = { '/v1/chat/completions': 'openai', '/v1/messages': 'anthropic', '/v1/responses': 'responses' };
 const GEMINI_PATH = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
 
-export async function startFakeProvider(): Promise<FakeProvider> {
+/** `port`: listen on this one (a test that stopped a fake starts it again where its server calls). */
+export async function startFakeProvider(listenPort = 0): Promise<FakeProvider> {
   const requests: FakeRequest[] = [];
   const queue: ScriptedAnswer[] = [];
   let fallback: ScriptedAnswer = DEFAULT_ANSWER;
@@ -117,7 +118,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}/v1`;
   return {
