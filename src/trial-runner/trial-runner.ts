@@ -35,7 +35,7 @@ import { TrialUsers } from './sandbox/trial-user';
 import { TrialOutcome, TrialRunner, TrialSpec, voidOutcome } from './contract';
 import { callPrice, RunnerSettings, TrialLogger, TrialSession } from './trial-session';
 import { setUpWorkspace, urlCredentials } from './trial-setup';
-import { agentEnv } from './trial-turns';
+import { agentEnv, HARNESS_CONNECTOR_KEY } from './trial-turns';
 import { holdConversation } from './conversation/conversation';
 import { conversationUser } from './conversation/users';
 import type { ConversationUser } from './conversation/conversation-user';
@@ -161,6 +161,8 @@ export class SandboxTrialRunner implements TrialRunner {
     if (plan.agent !== null && agent !== null && gateway !== null) setUpAgent(session, plan, plan.agent, agent.dir, gateway);
     session.openSandbox();
     const verdict = providerVerdict(await this.execute(session, plan, conversation.user), gateway);
+    // A refused key of the harness's own connector marks that connector invalid, as a refused template harness's does.
+    if (gateway?.keyRefused === true && harnessConnectorKey(spec) !== null) session.authFailed = true;
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);
     const outcome = { ...measured, sandboxDriver: sandbox.driver.name, failure: verdict.failure === null ? null : failureLine(verdict.failure, redactor) };
     // Every process of the trial has ended: the caller records the outcome while the directory goes.
@@ -185,7 +187,9 @@ export class SandboxTrialRunner implements TrialRunner {
     const { providers } = this.settings.config;
     const provider = Object.hasOwn(providers, plan.provider) ? providers[plan.provider] : undefined;
     if (provider === undefined) return { failure: `the agent's model provider "${plan.provider}" is not configured on this server (ASSAY_CONFIG providers)` };
-    const resolved = resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol) ?? '']);
+    // The harness's own connector, when the variant has one, is the most specific key: it goes to the gateway, never the sandbox.
+    const harnessKey = harnessConnectorKey(spec);
+    const resolved = harnessKey === null ? resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol) ?? '']) : { key: harnessKey };
     if ('failure' in resolved) return { failure: `the agent cannot reach its model: ${resolved.failure}` };
     let timeoutMs: number;
     try {
@@ -198,7 +202,7 @@ export class SandboxTrialRunner implements TrialRunner {
     const budget = spec.profile?.budget ?? null;
     // From a server variable when its apiKeyEnv is set there (resolveProviderKey's order), else from the connector.
     const fromServer = provider.apiKeyEnv !== null && (process.env[provider.apiKeyEnv]?.trim() ?? '') !== '';
-    const keyConnector = fromServer || resolved.key === null ? null : providerIntegration(provider.protocol);
+    const keyConnector = harnessKey !== null || fromServer || resolved.key === null ? null : providerIntegration(provider.protocol);
     return gateway.grant({
       trialId: spec.trialId,
       provider,
@@ -308,6 +312,12 @@ function setUpAgent(session: TrialSession, plan: HarnessPlan, run: AgentRun, ins
     protocol: gateway.provider.protocol,
   };
   plan.env = { ...run.driver.env(run.setup), ...plan.env };
+}
+
+/** The variant's harness connector key (the service's ASSAY_HARNESS_API_KEY), or null. */
+function harnessConnectorKey(spec: TrialSpec): string | null {
+  const key = Object.hasOwn(spec.env, HARNESS_CONNECTOR_KEY) ? spec.env[HARNESS_CONNECTOR_KEY].trim() : '';
+  return key === '' ? null : key;
 }
 
 /** The outcome of a trial voided before any sandbox existed. */

@@ -25,6 +25,8 @@ export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<strin
   for (const layer of [plan.env, session.spec.env, session.spec.profile?.env ?? {}]) {
     for (const [name, value] of Object.entries(layer)) {
       if (refusedHere(session, name, layer === session.spec.env)) continue;
+      // A harness that reaches its model through the gateway gets its connector's values there, never in the sandbox.
+      if (plan.provider !== null && layer === session.spec.env && name.startsWith(HARNESS_CONNECTOR_PREFIX)) continue;
       env[name] = envValue(layer === plan.env ? gatewayValues(value, session.gateway) : value);
     }
   }
@@ -38,6 +40,10 @@ export function agentEnv(session: TrialSession, plan: HarnessPlan): Record<strin
   env.ASSAY_MODEL = envValue(session.spec.model);
   return env;
 }
+
+/** The harness connector's values in a trial's resolved environment (connector-values.ts names them). */
+const HARNESS_CONNECTOR_PREFIX = 'ASSAY_HARNESS_';
+export const HARNESS_CONNECTOR_KEY = 'ASSAY_HARNESS_API_KEY';
 
 /**
  * A reserved name (PATH, LD_PRELOAD…) is refused where it is set; one that got in before the

@@ -223,6 +223,37 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
       }
     });
 
+    it("a harness connector's key goes to the gateway as the provider key, never into the sandbox", async () => {
+      const agent = agents.find((candidate) => installed.has(candidate.agent));
+      if (agent === undefined) return;
+      const connectorKey = 'sk-harness-connector-key-77aa66bb';
+      const added = await server.client.call('connectors.add', {
+        integrationId: agent.kind,
+        authMethodId: 'api-key',
+        name: 'team key',
+        values: { apiKey: connectorKey },
+        isDefault: true,
+      });
+      expect(added.status).toBe(200);
+      try {
+        fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done.'));
+        const from = fake.requests.length;
+        const check = agentCase({ verify: 'grep -qx hello out.txt && ! env | grep -q -e ASSAY_HARNESS_ -e sk-harness-connector' });
+        const started = await server.client.call('evals.batches.start', batchFor(agent, [check]));
+        const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
+        expect([trial.status, trial.failure]).toEqual(['passed', null]);
+        const sent = fake.requests.slice(from).map((request) => JSON.stringify(request.headers));
+        expect(sent.length).toBeGreaterThan(0);
+        for (const headers of sent) {
+          expect(headers).toContain(connectorKey);
+          expect(headers).not.toContain(REAL_KEY);
+        }
+        expect(JSON.stringify(trial)).not.toContain(connectorKey);
+      } finally {
+        await server.client.call('connectors.remove', { id: added.body.id });
+      }
+    }, 240_000);
+
     it('a driver trial sees no real key, in its environment or its files, and reaches nothing but the gateway', async () => {
       const agent = agents.find((candidate) => installed.has(candidate.agent));
       if (agent === undefined) return;
