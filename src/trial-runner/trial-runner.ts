@@ -189,7 +189,7 @@ export class SandboxTrialRunner implements TrialRunner {
     if (provider === undefined) return { failure: `the agent's model provider "${plan.provider}" is not configured on this server (ASSAY_CONFIG providers)` };
     // The harness's own connector, when the variant has one, is the most specific key: it goes to the gateway, never the sandbox.
     const harnessKey = harnessConnectorKey(spec);
-    const resolved = harnessKey === null ? resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol) ?? '']) : { key: harnessKey };
+    const resolved = harnessKey === null ? resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol)]) : { key: harnessKey };
     if ('failure' in resolved) return { failure: `the agent cannot reach its model: ${resolved.failure}` };
     let timeoutMs: number;
     try {

@@ -24,7 +24,7 @@ export function conversationUser(
     return { failure: `the simulated user has no model provider on this server: set ${key} (and its provider under providers) in ASSAY_CONFIG` };
   }
   const provider = config.providers[providerName];
-  const resolved = resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol) ?? ''], env);
+  const resolved = resolveProviderKey(provider, spec.providerKeys[providerIntegration(provider.protocol)], env);
   if ('failure' in resolved) return { failure: `the simulated user cannot call its model: ${resolved.failure}` };
   const model = wanted.model ?? config.users.defaultModel;
   return { user: new SimulatedConversationUser(wanted, { provider, model, apiKey: resolved.key, prices: config.prices }), apiKey: resolved.key };

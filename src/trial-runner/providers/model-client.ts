@@ -184,9 +184,8 @@ function modelUsage(usage: LanguageModelUsage): ModelUsage {
 }
 
 /** The connector integration whose `apiKey` serves a provider of this protocol. */
-export function providerIntegration(protocol: ProviderProtocol): 'openai' | 'anthropic' | 'openai-compatible' | null {
+export function providerIntegration(protocol: ProviderProtocol): 'openai' | 'anthropic' | 'openai-compatible' | 'gemini' {
   if (protocol === 'openai-responses') return 'openai';
-  if (protocol === 'gemini') return null;
   return protocol;
 }
 
@@ -206,10 +205,7 @@ export function resolveProviderKey(
   if (fromConnector) return { key: fromConnector };
   if (provider.protocol === 'openai-compatible' && provider.apiKeyEnv === null) return { key: null };
   const integration = providerIntegration(provider.protocol);
-  const connector =
-    integration === null
-      ? `set providers.${provider.name}.apiKeyEnv in ASSAY_CONFIG (no connector serves the ${provider.protocol} protocol)`
-      : `add an "${integration}" connector to the organization (with several, mark one isDefault)`;
+  const connector = `add an "${integration}" connector to the organization (with several, mark one isDefault)`;
   const where =
     provider.apiKeyEnv === null
       ? `${connector}, or name a server variable in providers.${provider.name}.apiKeyEnv`

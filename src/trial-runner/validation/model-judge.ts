@@ -39,7 +39,7 @@ export function configuredJudge(
       const model = call.model ?? defaultModel;
       const failed = (error: string, usage: JudgmentUsage | null = null, durationMs = 0, cause: JudgeErrorCause = 'answer') =>
         new JudgeError(error, judgment(call, { model, evaluator: provider.name, durationMs, error, usage }), cause);
-      const resolved = resolveProviderKey(provider, providerKeys[providerIntegration(provider.protocol) ?? '']);
+      const resolved = resolveProviderKey(provider, providerKeys[providerIntegration(provider.protocol)]);
       if ('failure' in resolved) throw failed(resolved.failure, null, 0, 'key');
       const labels = Object.keys(call.choices) as [string, ...string[]];
       const schema = z.object({ choice: z.enum(labels), reason: z.string() });

@@ -54,7 +54,7 @@ export function trialSpec(batch: TrialBatch, run: TrialRun, trialId: string, env
 }
 
 /** The connector integrations whose keys serve model providers (the simulated user, judges). */
-export const MODEL_PROVIDER_INTEGRATIONS = ['openai', 'anthropic', 'openai-compatible'] as const;
+export const MODEL_PROVIDER_INTEGRATIONS = ['openai', 'anthropic', 'openai-compatible', 'gemini'] as const;
 
 /**
  * Whether this run's trials need the keys of model providers: a simulated user or a judge calls
