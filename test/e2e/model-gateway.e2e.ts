@@ -562,6 +562,23 @@ describe('the model gateway', () => {
       expect(answer.status).toBe(status);
       expect(answer.body.message).toContain('replay');
     });
+
+    it("a local variant's replay is refused at the start: its calls would go to the provider", async () => {
+      const recorded = await recording.client.call('evals.batches.start', agentBody());
+      await waitForBatch(recording.client, recorded.body.id);
+      const body = agentBody({}, 'local');
+      body.variants[0].profile.replay = { batchId: recorded.body.id, mode: 'strict' };
+      // Local variants start through the local runner's operation (the CLI's --local).
+      const answer = await recording.client.call('runner.batches.start', body);
+      expect(answer.status).toBe(400);
+      expect(answer.body.message).toContain('variants[0].profile.replay is for variants that run on the server');
+      // The same replay of a server variant starts.
+      const served = agentBody();
+      served.variants[0].profile.replay = { batchId: recorded.body.id, mode: 'fallback' };
+      const started = await recording.client.call('evals.batches.start', served);
+      expect(started.status).toBe(200);
+      await waitForBatch(recording.client, started.body.id);
+    });
   });
 
   describeWithBubblewrap('under bubblewrap without a network', () => {

@@ -104,6 +104,12 @@ export class BatchStarter {
     for (const [index, variant] of plan.variants.entries()) {
       const replay = variant.profile?.replay;
       if (replay === undefined) continue;
+      // A local variant's trials run on the caller's machine, whose gateway has no recording to answer from.
+      if (variant.sandbox === 'local') {
+        throw new BadRequest(
+          `variants[${index}].profile.replay is for variants that run on the server: a local variant's model calls are answered by its provider; drop replay, or run the variant in a server sandbox.`,
+        );
+      }
       const first = (await this.eventStore.readStream(batchStream(replay.batchId), { maxCount: 1 })).at(0);
       const data = first?.type === 'BatchStarted' ? (first.data as { organization?: string }) : null;
       if (data?.organization !== organization) {
