@@ -4,6 +4,7 @@ import { AGENT_DRIVERS } from '#trial-runner';
 import type { AgentName } from '#trial-runner';
 import { installForTest, TEST_AGENTS_DIR, workspaceTask } from '../support/agents';
 import { describeWithBubblewrap } from '../support/bubblewrap';
+import { probeNeedle, SANDBOX_PROBE } from '../support/sandbox-probe';
 import { startBody, waitForBatch } from '../support/evals';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ChildServer, INIT_KEY, startChild, tempDir } from '../support/servers';
@@ -34,6 +35,14 @@ const MORE_AGENTS: AgentUnderTest[] = [
   { agent: 'continue', kind: 'harness_kind_3', provider: 'chat', model: 'fake-model' },
 ];
 
+/** The variable holding the gateway's URL in each agent's environment (the probe checks it answers). */
+const GATEWAY_VARIABLE: Partial<Record<AgentName, string>> = {
+  'claude-code': 'ANTHROPIC_BASE_URL',
+  'gemini-cli': 'GOOGLE_GEMINI_BASE_URL',
+  'qwen-code': 'OPENAI_BASE_URL',
+  copilot: 'COPILOT_PROVIDER_BASE_URL',
+};
+
 /** Agents whose JSON output does not list their tool calls (their guide pages say so): no tool-call entries. */
 const SILENT_ABOUT_TOOLS: AgentName[] = ['cline', 'continue'];
 
@@ -54,47 +63,6 @@ function config(fake: FakeProvider, agents: AgentUnderTest[]): string {
   fs.writeFileSync(file, lines.join('\n'));
   return file;
 }
-
-/** What the agent's sandbox can reach and where the real key can be read: exits 0 only when nothing but the gateway answers and the key is nowhere. */
-const PROBE = String.raw`
-import json, os, socket, sys, urllib.parse
-def reachable(host, port):
-    probe = socket.socket(socket.AF_INET)
-    probe.settimeout(2)
-    try:
-        probe.connect((host, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
-gateway = None
-for value in os.environ.values():
-    if value.startswith('http://127.0.0.1:'):
-        gateway = urllib.parse.urlparse(value).port
-others = {('127.0.0.1', int(port)) for port in os.environ['PROBE_PORTS'].split(',')}
-results = {'%s:%d' % target: reachable(*target) for target in others}
-needle = b'sk-real-agent-' + b'provider-key'
-found = []
-for pid in filter(str.isdigit, os.listdir('/proc')):
-    for name in ('environ', 'cmdline'):
-        try:
-            if needle in open('/proc/%s/%s' % (pid, name), 'rb').read():
-                found.append('/proc/%s/%s' % (pid, name))
-        except OSError:
-            pass
-for top in {os.environ['HOME'], os.getcwd(), '/tmp', '/run'}:
-    for directory, _, files in os.walk(top):
-        for name in files:
-            try:
-                if needle in open(os.path.join(directory, name), 'rb').read():
-                    found.append(os.path.join(directory, name))
-            except OSError:
-                pass
-report = {'gateway': gateway, 'gatewayReachable': gateway is not None and reachable('127.0.0.1', gateway), 'others': results, 'keyFound': found}
-print(json.dumps(report))
-sys.exit(0 if report['gatewayReachable'] and not any(results.values()) and not found else 1)
-`;
 
 function agentCase(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { id: 'write-hello', variables: { word: 'hello' }, verify: 'grep -qx hello out.txt', ...extra };
@@ -255,13 +223,14 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
     }, 240_000);
 
     it('a driver trial sees no real key, in its environment or its files, and reaches nothing but the gateway', async () => {
-      const agent = agents.find((candidate) => installed.has(candidate.agent));
+      const agent = agents.find((candidate) => installed.has(candidate.agent) && GATEWAY_VARIABLE[candidate.agent] !== undefined);
       if (agent === undefined) return;
       fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done.'));
       const fakePort = new URL(fake.url).port;
       const serverPort = new URL(server.url).port;
       const probe = agentCase({ verify: 'grep -qx hello out.txt && python3 probe.py' });
-      const body = batchFor(agent, [probe], { files: { 'probe.py': PROBE }, env: { PROBE_PORTS: `${fakePort},${serverPort}` } });
+      const env = { PROBE_PORTS: `${fakePort},${serverPort},1,9`, PROBE_GATEWAY_FROM: GATEWAY_VARIABLE[agent.agent], ...probeNeedle(REAL_KEY) };
+      const body = batchFor(agent, [probe], { files: { 'probe.py': SANDBOX_PROBE }, env });
       const started = await server.client.call('evals.batches.start', body);
       const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
       expect([trial.status, trial.failure]).toEqual(['passed', null]);

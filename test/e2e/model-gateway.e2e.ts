@@ -5,6 +5,7 @@ import { describeWithBubblewrap } from '../support/bubblewrap';
 import { startBody, waitForBatch } from '../support/evals';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ChildServer, filesUnder, INIT_KEY, startChild, tempDir, waitUntil } from '../support/servers';
+import { probeNeedle, SANDBOX_PROBE } from '../support/sandbox-probe';
 
 const REAL_KEY = 'sk-real-provider-key-0f9e8d7c6b5a';
 
@@ -99,46 +100,6 @@ function config(fake: FakeProvider, extra: string[] = []): string {
   return file;
 }
 
-/**
- * Run after the agent inside the sandbox: which other destinations it can connect to, and where
- * the real key can be read (every process's environment and command line, the trial's own files,
- * /tmp and /run).
- */
-const PROBE = String.raw`
-import json, os, socket
-def reachable(host, port):
-    probe = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
-    probe.settimeout(2)
-    try:
-        probe.connect((host, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
-targets = [('127.0.0.1', int(port)) for port in os.environ['PROBE_PORTS'].split(',')]
-targets += [(host, 80) for host in os.environ['PROBE_HOSTS'].split(',') if host]
-print('PROBES ' + json.dumps({'%s:%d' % target: reachable(*target) for target in targets}))
-needle = b'sk-real-' + b'provider-key'  # split, so that this file does not hold it
-found = []
-for pid in filter(str.isdigit, os.listdir('/proc')):
-    for name in ('environ', 'cmdline'):
-        try:
-            if needle in open('/proc/%s/%s' % (pid, name), 'rb').read():
-                found.append('/proc/%s/%s' % (pid, name))
-        except OSError:
-            pass
-for top in {os.environ['HOME'], os.getcwd(), '/tmp', '/run', os.environ.get('TMPDIR', '/tmp')}:
-    for directory, _, files in os.walk(top):
-        for name in files:
-            try:
-                if needle in open(os.path.join(directory, name), 'rb').read():
-                    found.append(os.path.join(directory, name))
-            except OSError:
-                pass
-print('KEY-FOUND ' + json.dumps(found))
-`;
-
 function agentBody(extraEnv: Record<string, string> = {}, sandbox = 'sandbox_kind_1'): Record<string, any> {
   return startBody({
     cases: [{ id: 'say-hello', variables: { word: 'hello' }, verify: 'grep -q "hello from the model" out.txt' }],
@@ -149,7 +110,7 @@ function agentBody(extraEnv: Record<string, string> = {}, sandbox = 'sandbox_kin
         sandbox,
         profile: {
           provider: 'fake',
-          files: { 'agent.py': AGENT, 'probe.py': PROBE },
+          files: { 'agent.py': AGENT, 'probe.py': SANDBOX_PROBE },
           env: extraEnv,
           run: 'python3 agent.py && { [ -z "$PROBE_PORTS" ] || python3 probe.py; }',
         },
@@ -585,7 +546,7 @@ describe('the model gateway', () => {
     it('the agent reaches its model at the same loopback URL, and nothing else; the real key is nowhere inside', async () => {
       fake.answer({ text: 'hello from the model', usage: { input: 40, output: 4 } });
       const ports = [new URL(server.url).port, new URL(fake.url).port, '1', '9'].join(',');
-      const body = agentBody({ PROBE_PORTS: ports, PROBE_HOSTS: hostAddresses().join(',') }, 'sandbox_kind_2');
+      const body = agentBody({ PROBE_PORTS: ports, PROBE_HOSTS: hostAddresses().join(','), ...probeNeedle(REAL_KEY) }, 'sandbox_kind_2');
       const started = await server.client.call('evals.batches.start', body);
       expect(started.status).toBe(200);
       const trial = (await waitForBatch(server.client, started.body.id)).runs[0].trials[0];

@@ -124,8 +124,26 @@ export function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
 }
 
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Adds one call's counts, read at these paths of `value`, to the totals (which start when the first call is read). */
+export function addCounts(totals: TokenCounts | null, value: unknown, paths: Record<keyof TokenCounts, string>): TokenCounts {
+  const sum = totals ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  return {
+    input: sum.input + count(at(value, paths.input)),
+    output: sum.output + count(at(value, paths.output)),
+    cacheRead: sum.cacheRead + count(at(value, paths.cacheRead)),
+    cacheWrite: sum.cacheWrite + count(at(value, paths.cacheWrite)),
+  };
+}
+
 /** A usage from its four counts (input uncached), or null when every count is zero and none was found. */
-export function usageOf(counts: { input: number; output: number; cacheRead: number; cacheWrite: number } | null): TrialUsage | null {
+export function usageOf(counts: TokenCounts | null): TrialUsage | null {
   if (counts === null) return null;
   const { input, output, cacheRead, cacheWrite } = counts;
   return {

@@ -1,4 +1,4 @@
-import { AgentDriver, AgentTurnReport, at, count, jsonLines, quote, QUIET_NODE_ENV, ReportedToolCall, text, usageOf } from './agent-driver';
+import { addCounts, AgentDriver, AgentTurnReport, at, jsonLines, quote, QUIET_NODE_ENV, ReportedToolCall, text, TokenCounts, usageOf } from './agent-driver';
 
 /**
  * opencode (`opencode run`), OpenAI chat completions through a custom provider given in
@@ -50,7 +50,7 @@ function readOpencodeJson(output: string): AgentTurnReport {
   const toolCalls: ReportedToolCall[] = [];
   let finalMessage: string | null = null;
   let sessionId: string | null = null;
-  let totals: { input: number; output: number; cacheRead: number; cacheWrite: number } | null = null;
+  let totals: TokenCounts | null = null;
   let error: string | null = null;
   for (const line of jsonLines(output)) {
     sessionId ??= text(line.sessionID);
@@ -65,11 +65,7 @@ function readOpencodeJson(output: string): AgentTurnReport {
       toolCalls.push({ tool, input, output: at(part, 'state.output') ?? at(part, 'state.error') ?? null, command });
     }
     if (line.type === 'step_finish' && part !== undefined) {
-      totals ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-      totals.input += count(at(part, 'tokens.input'));
-      totals.output += count(at(part, 'tokens.output'));
-      totals.cacheRead += count(at(part, 'tokens.cache.read'));
-      totals.cacheWrite += count(at(part, 'tokens.cache.write'));
+      totals = addCounts(totals, part, { input: 'tokens.input', output: 'tokens.output', cacheRead: 'tokens.cache.read', cacheWrite: 'tokens.cache.write' });
     }
     if (line.type === 'error')
       error = text(at(line, 'error.data.message')) ?? text(at(line, 'error.message')) ?? text(line.error) ?? 'the agent reported an error';

@@ -1,5 +1,19 @@
 import type { ProviderProtocol } from '../../providers/provider-config';
-import { AgentDriver, AgentTurnReport, at, count, idOf, jsonLines, objects, quote, QUIET_NODE_ENV, ReportedToolCall, text, usageOf } from './agent-driver';
+import {
+  addCounts,
+  AgentDriver,
+  AgentTurnReport,
+  at,
+  idOf,
+  jsonLines,
+  objects,
+  quote,
+  QUIET_NODE_ENV,
+  ReportedToolCall,
+  text,
+  TokenCounts,
+  usageOf,
+} from './agent-driver';
 
 /**
  * pi (`pi -p --mode json`), any of the four protocols: its provider, in
@@ -42,17 +56,13 @@ function readPiJson(output: string): AgentTurnReport {
   const toolCalls: ReportedToolCall[] = [];
   let finalMessage: string | null = null;
   let sessionId: string | null = null;
-  let totals: { input: number; output: number; cacheRead: number; cacheWrite: number } | null = null;
+  let totals: TokenCounts | null = null;
   let error: string | null = null;
   for (const line of jsonLines(output)) {
     if (line.type === 'session') sessionId ??= text(line.id);
     if (line.type === 'message_end' && at(line, 'message.role') === 'assistant') {
       const message = line.message as Record<string, unknown>;
-      totals ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-      totals.input += count(at(message, 'usage.input'));
-      totals.output += count(at(message, 'usage.output'));
-      totals.cacheRead += count(at(message, 'usage.cacheRead'));
-      totals.cacheWrite += count(at(message, 'usage.cacheWrite'));
+      totals = addCounts(totals, message, { input: 'usage.input', output: 'usage.output', cacheRead: 'usage.cacheRead', cacheWrite: 'usage.cacheWrite' });
       const said = objects(message.content)
         .filter((part) => part.type === 'text')
         .map((part) => text(part.text) ?? '');
