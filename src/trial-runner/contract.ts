@@ -119,6 +119,25 @@ export interface TrajectoryToolCall {
   at: number;
 }
 
+/** A file the agent added, modified or deleted, as the trial's diff lists it. */
+export interface TrialDiffFile {
+  path: string;
+  change: 'added' | 'modified' | 'deleted';
+  bytesBefore: number | null;
+  bytesAfter: number | null;
+  /** Not valid UTF-8 text (or holds NUL bytes): named with its sizes, never diffed. */
+  binary: boolean;
+  /** Its change is in the patch; false for binary files, very large ones, and those whose content before was not kept. */
+  diffed: boolean;
+}
+
+/** The agent's change to its workspace: the files, and a unified diff of the text ones (redacted, capped). */
+export interface TrialDiff {
+  files: TrialDiffFile[];
+  patch: string;
+  truncated: boolean;
+}
+
 export type TrajectoryEntry = TrajectoryCommand | TrajectoryMessage | TrajectoryConversation | TrajectoryPrepare | TrajectoryModelCall | TrajectoryToolCall;
 
 export interface TrialUsage {
@@ -156,6 +175,8 @@ export interface TrialOutcome {
   judgeModel?: JudgeModelUse | null;
   filesChanged: string[];
   artifacts: TrialArtifact[];
+  /** The agent's change as a diff; absent or null when none was made (git could not run, or a runner that reports none). */
+  diff?: TrialDiff | null;
   modelMs: number;
   sandboxMs: number;
   sandboxId: string | null;

@@ -17,6 +17,7 @@ import type {
   TrajectoryEntry,
   TrajectoryModelCall,
   TrialArtifact,
+  TrialDiff,
   TrialOutcome,
   TrialSpec,
   TrialUsage,
@@ -103,6 +104,7 @@ export class TrialSession {
   judgeUse: JudgeModelUse | null = null;
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
+  diff: TrialDiff | null = null;
   exitCode: number | null = null;
   usage: TrialUsage | null = null;
   /** The harness driver detected that its credentials were refused. */
@@ -286,6 +288,7 @@ export class TrialSession {
       judgeModel: this.judgeUse,
       filesChanged: this.filesChanged,
       artifacts: this.artifacts,
+      diff: this.diff,
       // With the gateway, the model's time is its calls' own; else the agent's turns as a whole.
       modelMs: this.gateway === null ? this.modelMs : callsMs(this.gateway.calls),
       // Everything that is neither the agent's turn nor the verdict: set-up and snapshots (the teardown follows the outcome).

@@ -9,7 +9,8 @@ import { envValue, StepResult, TrialSession } from './trial-session';
 import { scored, TrialFailed, TrialVoid, Verdict } from './trial-verdict';
 import { CONVERSATION_FILE } from './conversation/conversation-file';
 import { storeArtifacts } from './workspace/artifacts';
-import { changedPaths, Snapshot, snapshotWorkspace } from './workspace/snapshot';
+import { changedPaths, KeptContents, Snapshot, snapshotWorkspace } from './workspace/snapshot';
+import { workspaceDiff } from './workspace/diff';
 
 /** How much of the end of a long harness output is kept to read usage from (final totals). */
 const USAGE_TAIL_BYTES = 1024 * 1024;
@@ -144,9 +145,13 @@ function capped(text: string, capBytes: number): { text: string; truncated: bool
  * Records what the agent changed over the whole conversation (not the set-up's, not verify's):
  * filesChanged and the artifacts. The conversation file is the service's, never a change.
  */
-export async function recordChanges(session: TrialSession, before: Snapshot): Promise<void> {
+export async function recordChanges(session: TrialSession, before: Snapshot, kept: KeptContents): Promise<void> {
   const { workspace } = session.directory;
   const after = await snapshotWorkspace(workspace, before, SERVICE_FILES);
+  session.diff = await workspaceDiff(workspace, before, after, kept, session.redactor).catch((error: unknown) => {
+    session.settings.logger?.warn('the trial diff was not made', { trialId: session.spec.trialId, reason: String(error) });
+    return null;
+  });
   // A file named after a secret must not carry it into the events.
   session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
   const { dataDir, artifactSealer } = session.settings;

@@ -9,6 +9,9 @@ import { RunCaseHandler } from './cases/run-case/run-case.handler';
 import { GetRunController } from './runs/get-run/get-run.controller';
 import { ModelCallsController } from './trials/model-calls/model-calls.controller';
 import { ListModelCallsHandler } from './trials/model-calls/model-calls.handler';
+import { TrialFilesController } from './trials/trial-files/trial-files.controller';
+import { GetTrialArtifactHandler, GetTrialDiffHandler } from './trials/trial-files/trial-files.handlers';
+import { ARTIFACT_READER } from './trials/trial-files/artifact-reader';
 import { GetRunHandler } from './runs/get-run/get-run.handler';
 import { RescoreRunController } from './runs/rescore-run/rescore-run.controller';
 import { RescoreRunHandler } from './runs/rescore-run/rescore-run.handler';
@@ -53,6 +56,7 @@ const readControllers = [
   ListSuitesController,
   ListModelsController,
   ModelCallsController,
+  TrialFilesController,
 ];
 /** The local runner's operations (runner.*): it runs the trials of `local` variants on its own machine. */
 const runnerControllers = [StartLocalBatchController, LeaseTrialsController, ReportTrialController, BeatController, FinishLocalBatchController];
@@ -66,6 +70,8 @@ const readHandlers = [
   ListSuitesHandler,
   ListModelsHandler,
   ListModelCallsHandler,
+  GetTrialDiffHandler,
+  GetTrialArtifactHandler,
 ];
 
 @Module({
@@ -81,6 +87,7 @@ export class EvalsModule {
       providers: [
         { provide: RUNNER_SETTINGS, useValue: plan.localRunners },
         { provide: JUDGE_SETTINGS, useValue: plan.judging },
+        { provide: ARTIFACT_READER, useValue: plan.artifacts },
       ],
     };
   }

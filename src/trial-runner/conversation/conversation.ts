@@ -4,6 +4,7 @@ import type { TrialSession } from '../trial-session';
 import { recordChanges, runAgentCommand, SERVICE_FILES } from '../trial-turns';
 import { ranOutOfTime, TrialVoid, Verdict } from '../trial-verdict';
 import { snapshotWorkspace } from '../workspace/snapshot';
+import { keptContents } from '../workspace/diff';
 import { writeConversationFile } from './conversation-file';
 import type { ConversationUser } from './conversation-user';
 
@@ -32,7 +33,8 @@ export async function holdConversation(
   user: ConversationUser | null,
 ): Promise<Verdict | null> {
   const { spec, directory } = session;
-  const before = await snapshotWorkspace(directory.workspace, new Map(), SERVICE_FILES);
+  const kept = keptContents();
+  const before = await snapshotWorkspace(directory.workspace, new Map(), SERVICE_FILES, kept);
   const messages: Array<{ role: 'user' | 'agent'; turn: number; text: string }> = [];
   const say = (role: 'user' | 'agent', turn: number, text: string) => {
     const shown = session.redactor.redact(text);
@@ -76,7 +78,7 @@ export async function holdConversation(
     throw error;
   } finally {
     session.userModel = user?.modelUse() ?? null;
-    await recordChanges(session, before);
+    await recordChanges(session, before, kept);
   }
   session.endConversation(turn, ending.reason);
   return ending.verdict;

@@ -19,6 +19,16 @@ export interface SnapshotEntry {
 
 export type Snapshot = Map<string, SnapshotEntry>;
 
+/**
+ * The contents a snapshot keeps, so that what changed can later be shown as a diff: files of at
+ * most `fileBytes`, while `budgetBytes` lasts (a large workspace keeps the first it reads).
+ */
+export interface KeptContents {
+  fileBytes: number;
+  budgetBytes: number;
+  byPath: Map<string, Buffer>;
+}
+
 const HASH_CONCURRENCY = 8;
 const STREAM_ABOVE_BYTES = 4 * 1024 * 1024;
 
@@ -35,7 +45,12 @@ interface SyncBudget {
 }
 
 /** Takes a snapshot; entries whose stamp is unchanged since `previous` reuse its hash; `ignored` paths are left out. */
-export async function snapshotWorkspace(workspace: string, previous: Snapshot = new Map(), ignored: ReadonlySet<string> = new Set()): Promise<Snapshot> {
+export async function snapshotWorkspace(
+  workspace: string,
+  previous: Snapshot = new Map(),
+  ignored: ReadonlySet<string> = new Set(),
+  keep: KeptContents | null = null,
+): Promise<Snapshot> {
   const paths: string[] = [];
   const budget: SyncBudget = { entries: SYNC_WALK_ENTRIES, bytes: SYNC_READ_BYTES };
   await walk(workspace, '', paths, budget);
@@ -45,8 +60,17 @@ export async function snapshotWorkspace(workspace: string, previous: Snapshot = 
   const worker = async () => {
     while (next < paths.length) {
       const relative = paths[next++];
-      const entry = await describe(path.join(workspace, relative), previous.get(relative), budget);
+      const file = path.join(workspace, relative);
+      const entry = await describe(file, previous.get(relative), budget);
       if (entry !== null) snapshot.set(relative, entry);
+      if (entry?.regular === true && keep !== null && entry.size <= keep.fileBytes && entry.size <= keep.budgetBytes) {
+        // Read while nothing runs in the workspace (before the agent's first turn): the content the hash describes.
+        const content = await readFile(file).catch(() => null);
+        if (content !== null && content.length === entry.size) {
+          keep.budgetBytes -= content.length;
+          keep.byPath.set(relative, content);
+        }
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(HASH_CONCURRENCY, paths.length) }, worker));

@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { ArtifactReader } from '../trials/trial-files/artifact-reader';
 import type { ExecutionSettings } from '../../../config';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { KeyRing } from '#infrastructure/secrets/key-ring';
 import {
   ArtifactSealer,
+  artifactPath,
   createTrialRunner,
   DefaultSandbox,
   detectDefaultSandbox,
@@ -38,6 +41,8 @@ export interface TrialExecutionPlan {
   maxParallelTrials: number;
   /** The configured providers' models, which evals.models.list shows. */
   providerModels: ProviderModelEntry[];
+  /** Opens the artifacts trials stored (evals.trials.artifact). */
+  artifacts: ArtifactReader;
   /** The harness kinds run by a built-in agent, which evals.models.list names. */
   harnessAgents: HarnessAgentEntry[];
   /** The judges' providers and prices, for rescoring stored conversations. */
@@ -93,6 +98,7 @@ export async function planTrialExecution(settings: TrialExecutionSettings): Prom
     maxParallelTrials: executionSettings.maxParallelTrials,
     providerModels: providerModels(execution),
     harnessAgents: harnessAgents(execution),
+    artifacts: keyRingArtifactReader(settings.dataDir, settings.keyRing),
     judging: { providers: execution.providers, judges: execution.judges, prices: execution.prices },
     localRunners: { ...executionSettings.runner, outputCapBytes: executionSettings.outputCapBytes },
     claims: executionSettings.claims,
@@ -138,4 +144,12 @@ function announceUnsandboxed(logger: JsonLogger, execution: ExecutionConfig, pol
 /** Artifacts sealed under their organization's data key, bound to it and to their hash. */
 export function keyRingArtifactSealer(keyRing: KeyRing): ArtifactSealer {
   return { begin: (organization, sha256) => keyRing.startSealingFile({ kind: 'artifact', organization, sha256 }) };
+}
+
+/** Reads an artifact from the data directory and opens it with the organization's key (artifacts.ts wrote it). */
+export function keyRingArtifactReader(dataDir: string, keyRing: KeyRing): ArtifactReader {
+  return {
+    read: async (organization, sha256) =>
+      keyRing.openFile({ kind: 'artifact', organization, sha256 }, await readFile(artifactPath(dataDir, organization, sha256))),
+  };
 }

@@ -19,6 +19,8 @@ const DATA: Record<string, object> = {
   TrialConversationEnded: { ...ref, entry: { kind: 'end', reason: 'done' } },
   TrialPrepared: { ...ref, entry: { kind: 'prepare' } },
   TrialModelCalled: { ...ref, entry: { _tag: 'model-call' } },
+  TrialToolCalled: { ...ref, entry: { _tag: 'tool-call' } },
+  TrialDiffRecorded: { ...ref, diff: { files: [], patch: '', truncated: false } },
   TrialVerified: { ...ref, passed: true },
   TrialValidated: { ...ref, passed: true },
   TrialScored: { ...ref, status: 'failed', costs: { usd: 0 }, failure: 'the verify failed' },

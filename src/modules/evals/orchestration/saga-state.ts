@@ -82,6 +82,7 @@ const RECORD_ONLY: ReadonlySet<string> = new Set<SagaEvent['type']>([
   'TrialPrepared',
   'TrialModelCalled',
   'TrialToolCalled',
+  'TrialDiffRecorded',
   'TrialVerified',
   'TrialValidated',
   'TrialLeaseRenewed',

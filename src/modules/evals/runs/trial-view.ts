@@ -89,6 +89,7 @@ export function applyTrialEvent(trial: TrialSummary, event: TrialEvent): TrialSu
     case 'TrialPrepared':
     case 'TrialModelCalled':
     case 'TrialToolCalled':
+    case 'TrialDiffRecorded':
     case 'TrialVerified':
     case 'TrialValidated':
       return trial;

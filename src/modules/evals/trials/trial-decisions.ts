@@ -106,6 +106,8 @@ export function trialResultEvents(ref: TrialRef, outcome: TrialOutcome, costInpu
     }
     return { type: 'TrialCommandRecorded', data: { ...ref, entry } };
   });
+  // Before the verdict: whoever reads the verdict finds the diff already stored.
+  if (outcome.diff && outcome.diff.files.length > 0) events.push({ type: 'TrialDiffRecorded', data: { ...ref, diff: outcome.diff } });
   for (const step of outcome.verifySteps) events.push({ type: 'TrialVerified', data: merged(ref, step) });
   for (const validation of outcome.validations ?? []) events.push({ type: 'TrialValidated', data: { ...ref, validation } });
   const result = resultOf(outcome, costInput, now);

@@ -8,6 +8,7 @@ import type {
   TrajectoryPrepare,
   TrajectoryToolCall,
   TrialArtifact,
+  TrialDiff,
   TrialUsage,
 } from '#trial-runner';
 import type { ValidationRecord } from '#trial-runner';
@@ -59,6 +60,8 @@ export type TrialConversationEnded = DomainEvent<'TrialConversationEnded', Trial
 export type TrialModelCalled = DomainEvent<'TrialModelCalled', TrialRef & { entry: TrajectoryModelCall; bodies?: ModelCallBodies }>;
 /** A tool the agent called, as its own output reported it (an entry of the trajectory). */
 export type TrialToolCalled = DomainEvent<'TrialToolCalled', TrialRef & { entry: TrajectoryToolCall }>;
+/** The agent's change to its workspace as a diff (large ones live in the blob store; no read model holds it). */
+export type TrialDiffRecorded = DomainEvent<'TrialDiffRecorded', TrialRef & { diff: TrialDiff }>;
 /** The case's prepare ran before the first agent turn (an entry of the trajectory). */
 export type TrialPrepared = DomainEvent<'TrialPrepared', TrialRef & { entry: TrajectoryPrepare }>;
 /** One validation record of the trial's validator, in index order, before the verdict. */
@@ -80,6 +83,7 @@ export type TrialEvent =
   | TrialPrepared
   | TrialModelCalled
   | TrialToolCalled
+  | TrialDiffRecorded
   | TrialVerified
   | TrialValidated
   | TrialScored
@@ -97,6 +101,7 @@ export const TRIAL_EVENT_TYPES = [
   'TrialPrepared',
   'TrialModelCalled',
   'TrialToolCalled',
+  'TrialDiffRecorded',
   'TrialVerified',
   'TrialValidated',
   'TrialScored',

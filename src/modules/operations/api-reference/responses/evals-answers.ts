@@ -84,6 +84,30 @@ export const EVALS_ANSWERS: Record<string, OperationAnswer> = {
     answer: object({ calls: list(anyObject) }),
     errors: [400, 403, 404],
   },
+  'evals.trials.diff': {
+    summary: "The agent's change to its workspace: the files it added, modified or deleted, and a unified diff of the text ones",
+    answer: object({
+      files: list(
+        object({
+          path: text,
+          change: oneOf('added', 'modified', 'deleted'),
+          bytesBefore: orNull(integer),
+          bytesAfter: orNull(integer),
+          binary: boolean,
+          diffed: boolean,
+        }),
+      ),
+      patch: text,
+      truncated: boolean,
+      recorded: boolean,
+    }),
+    errors: [400, 403, 404],
+  },
+  'evals.trials.artifact': {
+    summary: "One of a trial's artifacts: a text file's content, or a binary one's in base64 (at most 4 MiB)",
+    answer: object({ path: text, byteSize: integer, sha256: text, encoding: oneOf('utf8', 'base64'), content: text }),
+    errors: [400, 403, 404],
+  },
   'evals.runs.list': {
     summary: "A case's runs, newest first, 20 a page",
     answer: object({ runs: list(ref('Run')), page: integer, pageSize: integer, total: integer }),
