@@ -79,6 +79,10 @@ class RunningCommand {
   }
 
   private wire(child: LaunchedProcess): void {
+    // A helper names the pid only once it spawned: a timeout or an abort before that kills the group now.
+    child.on('spawned', (pid: number) => {
+      if (this.timedOut || this.aborted) killGroup(pid);
+    });
     child.on('data', (fd: number, chunk: Buffer) => {
       if (fd === 3) this.onStatus(chunk);
       else this.request.collector.push(chunk);
