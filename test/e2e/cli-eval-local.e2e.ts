@@ -334,7 +334,7 @@ describe('assay eval, local mode', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toContain(`Interrupted: batch ${batchId} was finished as cancelled`);
     const batch = await getBatch(batchId);
-    expect(batch).toMatchObject({ status: 'finished', local: true, failure: null });
+    expect(batch).toMatchObject({ status: 'failed', local: true, failure: 'cancelled' });
     expect(batch.runs.map((r: any) => r.trials.map((t: any) => [t.status, t.failure]))).toEqual([[['passed', null]], [['void', 'cancelled by the runner']]]);
     expect(result.stdout).toMatch(/command none\s+2\s+1\s+0\s+1/);
   });
@@ -368,7 +368,7 @@ describe('assay eval, local mode', () => {
     for (const other of others) other.child.kill('SIGINT');
     for (const [index, other] of others.entries()) {
       expect((await other.finished).code).toBe(130);
-      expect((await getBatch(ids[index + 1])).status).toBe('finished');
+      expect((await getBatch(ids[index + 1])).status).toBe('failed');
     }
   });
 });

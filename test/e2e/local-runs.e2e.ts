@@ -117,7 +117,7 @@ describe('local runs', () => {
     stop.abort();
     expect(await started.done).toEqual({ cancelled: true });
     const batch = await waitForBatch(server.client, started.batchId);
-    expect(batch.status).toBe('finished');
+    expect(batch).toMatchObject({ status: 'failed', failure: 'cancelled' });
     expect(batch.runs[0].trials.map((t: any) => [t.status, t.failure])).toEqual([
       ['void', 'cancelled by the runner'],
       ['void', 'cancelled by the runner'],

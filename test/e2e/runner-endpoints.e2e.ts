@@ -140,7 +140,7 @@ describe('runner endpoints', () => {
     await waitForBatch(api, serverBatch.id);
   });
 
-  it('finishes as cancelled: unreported trials void, the batch finished and its slot free', async () => {
+  it('finishes as cancelled: unreported trials void, the batch failed ("cancelled") and its slot free', async () => {
     const started = await startLocal(localBody({ trials: 3 }));
     const [leased] = await lease(started.id);
     expect((await api.call('runner.trials.report', { id: started.id, trialId: leased.id, lease: leased.lease.id, result: passedResult() })).status).toBe(200);
@@ -148,7 +148,7 @@ describe('runner endpoints', () => {
     expect(finished.body).toEqual({ id: started.id, cancelled: true, voided: 2 });
     expect((await api.call('runner.batches.finish', { id: started.id, cancelled: true })).body).toEqual({ id: started.id, cancelled: true, voided: 0 });
     const batch = await waitForBatch(api, started.id);
-    expect(batch.status).toBe('finished');
+    expect(batch).toMatchObject({ status: 'failed', failure: 'cancelled' });
     const trials = batch.runs[0].trials;
     expect(trials.map((t: any) => t.status)).toEqual(['passed', 'void', 'void']);
     expect(trials[1].failure).toBe('cancelled by the runner');

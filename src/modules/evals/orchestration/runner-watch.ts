@@ -6,7 +6,7 @@ import { evolveRunnerBatch, loadRunnerBatch, RunnerBatch, startedRunnerBatch } f
 import { isSilent } from '../runner/runner-decisions';
 import { appendRunnerEvent, releaseRunnerSlot, voidUnreported } from '../runner/runner-writes';
 import type { RunnerTimings } from '../runner/runner-settings';
-import { CANCELLED_FAILURE, runnerStream, SILENCED_FAILURE, UNREPORTED_FAILURE } from '../runner/runner.events';
+import { BATCH_CANCELLED_FAILURE, CANCELLED_FAILURE, runnerStream, SILENCED_FAILURE, UNREPORTED_FAILURE } from '../runner/runner.events';
 
 /**
  * Watches the batches local runners run, from the saga's own subscription: a batch whose
@@ -40,9 +40,11 @@ export class RunnerWatch {
     if (event.type === 'BatchFinished' || event.type === 'BatchFailed') this.batches.delete((event as BatchFinished | BatchFailed).data.batchId);
   }
 
-  /** The failure the saga ends a silenced batch with; null for every other batch. */
+  /** The failure the saga ends a silenced or cancelled batch with; null for every other batch. */
   failureOf(batchId: string): string | null {
-    return this.batches.get(batchId)?.runner === 'silenced' ? SILENCED_FAILURE : null;
+    const batch = this.batches.get(batchId);
+    if (batch?.runner === 'silenced') return SILENCED_FAILURE;
+    return batch?.runner === 'finished' && batch.cancelled ? BATCH_CANCELLED_FAILURE : null;
   }
 
   start(): void {
@@ -104,7 +106,7 @@ export class RunnerWatch {
   }
 }
 
-/** A silenced batch ends as failed with the watch's failure, whatever its runs say. */
+/** A silenced or cancelled batch ends as failed with the watch's failure, whatever its runs say. */
 export function withRunnerFailure(ending: BatchFinished | BatchFailed, failure: string | null): BatchFinished | BatchFailed {
   if (failure === null) return ending;
   const { batchId, organization, finishedAt } = ending.data;

@@ -31,6 +31,8 @@ export interface RunnerBatch {
   /** BatchFinished or BatchFailed is recorded. */
   ended: boolean;
   runner: 'running' | 'finished' | 'silenced';
+  /** The runner finished it as cancelled (stopped by its user): the batch ends failed. */
+  cancelled: boolean;
   /** The runner stream's last revision; -1 while it has none. */
   runnerRevision: number;
   /** When the runner beat, in epoch milliseconds, ascending. */
@@ -49,7 +51,7 @@ export function startedRunnerBatch(data: BatchStarted['data']): RunnerBatch {
     }
   }
   const startedAt = Date.parse(data.startedAt);
-  return { started: data, local, ended: false, runner: 'running', runnerRevision: -1, beats: [], lastSignalMs: startedAt, trials };
+  return { started: data, local, ended: false, runner: 'running', cancelled: false, runnerRevision: -1, beats: [], lastSignalMs: startedAt, trials };
 }
 
 type FoldedEvent = RecordedEvent &
@@ -71,7 +73,9 @@ export function evolveRunnerBatch(batch: RunnerBatch, event: RecordedEvent): voi
       return;
     }
     case 'RunnerFinished':
-      if (batch.runner === 'running') batch.runner = 'finished';
+      if (batch.runner !== 'running') return;
+      batch.runner = 'finished';
+      batch.cancelled = folded.data.cancelled;
       return;
     case 'RunnerSilenced':
       if (batch.runner === 'running') batch.runner = 'silenced';

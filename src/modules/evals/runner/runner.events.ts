@@ -29,4 +29,6 @@ export const runnerStream = (batchId: string) => `runner-${batchId}`;
 export const SILENCED_FAILURE = 'runner stopped checking in';
 export const LEASE_EXPIRED_FAILURE = "the runner's lease on this trial expired";
 export const CANCELLED_FAILURE = 'cancelled by the runner';
+/** The failure of a batch its runner finished as cancelled (Ctrl-C in local mode). */
+export const BATCH_CANCELLED_FAILURE = 'cancelled';
 export const UNREPORTED_FAILURE = 'the runner finished without reporting this trial';

@@ -5,17 +5,16 @@ import { requestMetadata } from '#shared/caller';
 import { Conflict } from '#shared/errors';
 import { runByRunner } from '../../batches/local-runs';
 import { runnerBatch } from '../runner-access';
-import type { RunnerBatch } from '../runner-batch';
 import { RUNNER_SETTINGS, RunnerSettings } from '../runner-settings';
 import { appendRunnerEvent, releaseRunnerSlot, voidUnreported } from '../runner-writes';
-import { CANCELLED_FAILURE, runnerStream, UNREPORTED_FAILURE } from '../runner.events';
+import { CANCELLED_FAILURE, UNREPORTED_FAILURE } from '../runner.events';
 import { FinishedByRunner, FinishLocalBatchCommand } from './finish-local-batch.command';
 
 const ATTEMPTS = 5;
 
 /**
  * RunnerFinished, then every unreported trial void; the saga then finishes the runs and the
- * batch as usual. A batch whose runs are all the runner's gives its slot back here, so the
+ * batch as usual (a cancelled batch as failed, "cancelled"). A batch whose runs are all the runner's gives its slot back here, so the
  * runner's next start is not refused while the saga catches up. Finishing again answers the
  * first finish: a runner that lost the answer may retry.
  */
@@ -33,7 +32,7 @@ export class FinishLocalBatchHandler implements ICommandHandler<FinishLocalBatch
       if (batch.runner === 'silenced') {
         throw new Conflict(`Batch "${batchId}" failed: its runner stopped checking in, and its unreported trials were voided.`);
       }
-      if (batch.runner === 'finished') return { id: batchId, cancelled: await this.finishedAsCancelled(batch), voided: 0 };
+      if (batch.runner === 'finished') return { id: batchId, cancelled: batch.cancelled, voided: 0 };
       const { organization } = batch.started;
       const event = { type: 'RunnerFinished' as const, data: { batchId, organization, at: context.now.toISOString(), cancelled } };
       if (!(await appendRunnerEvent(this.eventStore, batch, event, metadata))) continue;
@@ -43,10 +42,5 @@ export class FinishLocalBatchHandler implements ICommandHandler<FinishLocalBatch
       return { id: batchId, cancelled, voided };
     }
     throw new Conflict(`Batch "${batchId}" is being changed by another request at the same time. Retry.`);
-  }
-
-  private async finishedAsCancelled(batch: RunnerBatch): Promise<boolean> {
-    const events = await this.eventStore.readStream(runnerStream(batch.started.batchId));
-    return events.some((event) => event.type === 'RunnerFinished' && (event.data as { cancelled?: boolean }).cancelled === true);
   }
 }
