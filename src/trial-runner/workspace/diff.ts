@@ -118,7 +118,8 @@ async function gitDiff(scratch: string): Promise<string | null> {
   // The folders are named a and b: with no prefixes of git's own, the paths read a/<path> and b/<path>.
   const result = await git(['diff', '--no-index', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', '--', 'a', 'b'], { cwd: scratch });
   if (result === null || result.code > 1) return null;
-  return result.stdout;
+  // A file on one side only is headed with that side's folder twice: the usual `a/<path> b/<path>` instead.
+  return result.stdout.replace(/^diff --git [ab]\/(.*) [ab]\/(.*)$/gm, 'diff --git a/$1 b/$2');
 }
 
 /**
