@@ -23,3 +23,4 @@ await build({
   logLevel: 'warning',
 });
 fs.copyFileSync(path.join(root, 'viewer', 'index.html'), path.join(out, 'index.html'));
+fs.copyFileSync(path.join(root, 'viewer', 'favicon.svg'), path.join(out, 'favicon.svg'));

@@ -2,11 +2,23 @@
 
 const KEY_NAME = 'assay.apiKey';
 
-/** The key lives in this tab's sessionStorage: gone when the tab closes, never in localStorage or a cookie. */
+/**
+ * The key lives in this tab's sessionStorage, gone when the tab closes; on "remember on this
+ * device" in localStorage too, for every tab until "Forget key". Never in a cookie.
+ */
 export const keyStore = {
-  get: () => sessionStorage.getItem(KEY_NAME),
-  set: (key) => sessionStorage.setItem(KEY_NAME, key),
-  forget: () => sessionStorage.removeItem(KEY_NAME),
+  get: () => sessionStorage.getItem(KEY_NAME) ?? localStorage.getItem(KEY_NAME),
+  set: (key, remember = false) => {
+    sessionStorage.setItem(KEY_NAME, key);
+    if (remember) localStorage.setItem(KEY_NAME, key);
+    else localStorage.removeItem(KEY_NAME);
+  },
+  /** Whether the key is remembered on this device. */
+  remembered: () => localStorage.getItem(KEY_NAME) !== null,
+  forget: () => {
+    sessionStorage.removeItem(KEY_NAME);
+    localStorage.removeItem(KEY_NAME);
+  },
 };
 
 /** An error answer of the API, in its shape: `_tag` and a message meant for a person. */
