@@ -94,3 +94,18 @@ export function Facts({ items, label }) {
 export function Code({ children, label }) {
   return html`<pre class="code" tabindex="0" aria-label=${label}><code>${children}</code></pre>`;
 }
+
+/**
+ * Passed, failed and void counts, each in its status's colour, void never mistaken for a pass;
+ * "nothing measured" when no trial was scored.
+ */
+export function Counts({ passed, failed, voided }) {
+  const nothing = passed + failed === 0 && voided > 0;
+  const parts = [
+    html`<span class="status-passed" title="passed">${passed} ✓</span>`,
+    html`<span class="status-failed" title="failed">${failed} ✗</span>`,
+    html`<span class="status-void" title="void">${voided} ⊘</span>`,
+  ];
+  if (nothing) parts.push(html`<span class="nothing-measured">nothing measured</span>`);
+  return html`<span class="counts">${parts.flatMap((part, index) => (index === 0 ? [part] : [' ', part]))}</span>`;
+}

@@ -108,10 +108,10 @@ describeWithChromium('the web viewer in a real browser', () => {
     const row = page.locator('#batches-table tbody tr', { hasText: finished.id });
     await row.waitFor();
     const cells = await row.locator('th, td').allTextContents();
-    // Batch, status, started, took, cases, runs, passed / scored, pass rate, void, trigger.
+    // Batch, status, started, took, cases, runs, passed · failed · void, pass rate, trigger.
     expect(cells[0]).toBe(finished.id);
     expect(cells[1]).toContain('finished');
-    expect(cells.slice(4, 10)).toEqual(['3', '6', '8 / 12', '67%', '0', 'api']);
+    expect(cells.slice(4, 9)).toEqual(['3', '6', '8 ✓ 4 ✗ 0 ⊘', '67%', 'api']);
     await page.getByLabel('Status', { exact: true }).selectOption('running');
     await page.locator('main .count', { hasText: /^0 shown of 2 loaded · 2 in all/ }).waitFor();
     expect(await page.locator('#batches-table tbody tr').count()).toBe(0);
@@ -343,7 +343,7 @@ describeWithChromium('the web viewer in a real browser', () => {
       expect(await tab.locator('#compare-cases').textContent()).toContain('6 cases compared');
       const verdict = (await tab.locator('#compare-tests').textContent())!;
       expect(verdict).toContain('Significant difference');
-      expect(verdict).toContain(`${after} ${ANALYTICS_SIDES.hello} passes more often than ${before} ${ANALYTICS_SIDES.bye} (p = 0.0313 < 0.05)`);
+      expect(verdict).toContain(`${after} ${ANALYTICS_SIDES.hello} passes more often than ${before} ${ANALYTICS_SIDES.bye} (p = 0.0313 < 0.05 by the exact sign-flip`);
       expect(verdict).toContain('p = 0.0313 by');
       expect((await rows('#compare-sides')).map((row) => row.slice(0, 5))).toEqual([
         [`${before} ${ANALYTICS_SIDES.bye}`, before, '0 / 6', '0%', '0%–39%'],

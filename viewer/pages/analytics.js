@@ -277,16 +277,17 @@ function Flaky({ suiteId }) {
   </section>`;
 }
 
-const batchOption = (b) => `${time(b.startedAt)} · ${b.id} · ${b.passed}/${b.scored} passed${b.status === 'running' ? ' · running' : ''}`;
+const batchOption = (b) =>
+  `${time(b.startedAt)} · ${b.id} · ${b.scored === 0 ? 'nothing scored' : `${b.passed}/${b.scored} passed`}${b.status === 'running' ? ' · running' : ''}`;
 
-/** Two of the suite's recent batches compared: by default the newest against the one before it. */
+/** Two of the suite's recent batches compared: by default the newest against the one before it, of those that scored a trial. */
 function Comparison({ suiteId }) {
   const batches = useLoad(() => call('evals.batches.list', { suite: suiteId, limit: BATCHES_OFFERED }), [suiteId]);
   return html`<section aria-labelledby="compare-heading">
     <h2 id="compare-heading">Two batches compared</h2>
     <p class="hint">
-      Each variant of each batch over the cases both scored, with a paired test on the per-case pass rates: does one side pass more often than the
-      first (the baseline), beyond chance?
+      Each variant of each batch over the cases both scored, with a test over those cases (each weighted by its trials): does one side pass more often
+      than the first (the baseline), beyond chance? The difference in pass rate comes with a 95% interval from resampling the cases.
     </p>
     <${Loaded} load=${batches} what="the suite's batches">
       ${(answer) => (answer.batches.length === 0 ? html`<p>The suite has no batch.</p>` : html`<${ComparisonForm} batches=${answer.batches} key=${suiteId} />`)}
@@ -295,8 +296,10 @@ function Comparison({ suiteId }) {
 }
 
 function ComparisonForm({ batches }) {
-  const [baseline, setBaseline] = useState((batches[1] ?? batches[0]).id);
-  const [other, setOther] = useState(batches[0].id);
+  // A batch whose trials were all void measured nothing: the defaults pass over it.
+  const scored = batches.filter((b) => b.scored > 0);
+  const [baseline, setBaseline] = useState((scored[1] ?? scored[0] ?? batches[1] ?? batches[0]).id);
+  const [other, setOther] = useState((scored[0] ?? batches[0]).id);
   const [compared, setCompared] = useState([baseline, other]);
   const ids = [...new Set(compared)];
   const load = useLoad(() => call('analytics.compare', { batchIds: ids }), [ids.join(',')]);
@@ -341,10 +344,8 @@ function ComparisonResult({ comparison }) {
       ${tests.map(
         (t) =>
           html`<li class=${t.significant ? 'verdict significant' : 'verdict'}>
-            <p><strong>${t.significant ? 'Significant difference' : 'No significant difference'}</strong>: ${t.verdict}</p>
-            <p class="hint">
-              ${`${t.other} against ${t.baseline}: p = ${pValue(t.pValue)} by ${t.method}, over ${t.differingCases} case${t.differingCases === 1 ? '' : 's'} whose outcomes differ.`}
-            </p>
+            <p>${headlined(t)}</p>
+            ${t.pValue === null ? null : html`<p class="hint">${testLine(t)}</p>`}
           </li>`,
       )}
     </ul>
@@ -440,3 +441,26 @@ function ComparisonResult({ comparison }) {
 }
 
 const pValue = (p) => (p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
+
+const HEADLINES = {
+  difference: 'Significant difference',
+  'no-significant-difference': 'No significant difference',
+  'no-difference': 'No difference',
+  'too-few-cases': 'Not enough cases to tell',
+  'nothing-to-compare': 'Nothing to compare',
+};
+
+/** The verdict with its headline in bold: its own first words when it starts with them. */
+function headlined(t) {
+  const headline = HEADLINES[t.conclusion];
+  if (!t.verdict.startsWith(headline)) return html`<strong>${headline}</strong>: ${t.verdict}`;
+  return html`<strong>${headline}</strong>${t.verdict.slice(headline.length)}`;
+}
+
+/** The test's own line (the verdict holds the difference): p by which test, over how many cases, and how the interval was drawn. */
+function testLine(t) {
+  const cases = `${t.differingCases} of ${t.comparedCases} case${t.comparedCases === 1 ? '' : 's'} differ`;
+  const smallest = t.conclusion === 'too-few-cases' ? ` (the smallest possible here: ${pValue(t.smallestPossiblePValue)})` : '';
+  const interval = t.difference?.interval ? `; the 95% interval by ${t.difference.method}` : '';
+  return `${t.other} against ${t.baseline}: p = ${pValue(t.pValue)}${smallest} by ${t.method}; ${cases}${interval}.`;
+}

@@ -84,7 +84,7 @@ function Grid({ runs }) {
   return html`<div class="grid-wrap">
     <table class="grid" id="batch-grid">
       <caption>
-        Pass rate of each case on each variant (passed / scored trials). Colour goes from red (0%) to green (100%); grey: nothing scored yet.
+        Pass rate of each case on each variant (passed / scored trials). Colour goes from red (0%) to green (100%); grey: nothing scored yet; hatched grey: every trial void.
       </caption>
       <thead>
         <tr>
@@ -109,9 +109,11 @@ function Cell({ run }) {
   if (!run) return html`<td class="cell empty">not run</td>`;
   const d = run.distribution;
   const pending = run.trials.filter((t) => t.status === 'queued' || t.status === 'running').length;
-  return html`<td class="cell" style=${{ background: rateColour(d.passRate) }}>
+  // Nothing scored but trials voided: the void colour, never a rate's.
+  const allVoid = d.scored === 0 && d.voided > 0;
+  return html`<td class=${allVoid ? 'cell void' : 'cell'} style=${allVoid ? undefined : { background: rateColour(d.passRate) }}>
     <a href=${link.run(run.id)}>
-      <span class="rate">${percent(d.passRate)}</span>
+      <span class="rate">${allVoid ? 'void' : percent(d.passRate)}</span>
       <span class="detail">${d.passed}/${d.scored} passed${d.voided ? ` · ${d.voided} void` : ''}${pending ? ` · ${pending} to go` : ''}</span>
       ${run.status !== 'finished' ? html`<${Status} status=${run.status} />` : null}
     </a>

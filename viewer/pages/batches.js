@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { link } from '../router.js';
 import { between, percent, time } from '../format.js';
-import { html, Loaded, Status, Title, useLoad } from '../ui.js';
+import { Counts, html, Loaded, Status, Title, useLoad } from '../ui.js';
 
 const PAGE = 50;
 const LIVE_MS = 2000;
@@ -64,25 +64,23 @@ export function BatchesPage() {
                 <th scope="col">Took</th>
                 <th scope="col">Cases</th>
                 <th scope="col">Runs</th>
-                <th scope="col">Passed / scored</th>
+                <th scope="col">Passed · failed · void</th>
                 <th scope="col">Pass rate</th>
-                <th scope="col">Void</th>
                 <th scope="col">Trigger</th>
               </tr>
             </thead>
             <tbody>
               ${shown.map(
                 (b) =>
-                  html`<tr>
+                  html`<tr class=${b.scored === 0 && b.voided > 0 ? 'all-void' : undefined}>
                     <th scope="row"><a href=${link.batch(b.id)}>${b.id}</a></th>
                     <td><${Status} status=${b.status} />${b.failure ? html`<div class="why">${b.failure}</div>` : null}</td>
                     <td>${time(b.startedAt)}</td>
                     <td>${b.finishedAt ? between(b.startedAt, b.finishedAt) : 'running'}</td>
                     <td class="num">${b.cases}</td>
                     <td class="num">${b.runs}</td>
-                    <td class="num">${b.passed} / ${b.scored}</td>
+                    <td class="num"><${Counts} passed=${b.passed} failed=${b.scored - b.passed} voided=${b.voided} /></td>
                     <td class="num">${percent(b.scored ? b.passed / b.scored : null)}</td>
-                    <td class="num">${b.voided}</td>
                     <td>${b.trigger?.source ?? '—'}${b.trigger?.url ? html` · <a href=${b.trigger.url} rel="noreferrer noopener">link</a>` : null}</td>
                   </tr>`,
               )}

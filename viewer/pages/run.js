@@ -70,6 +70,7 @@ function Trials({ run }) {
         <th scope="col">Sandbox time</th>
         <th scope="col">Tokens</th>
         <th scope="col">Known cost</th>
+        <th scope="col">Why failed</th>
         <th scope="col">Why void</th>
       </tr>
     </thead>
@@ -85,7 +86,8 @@ function Trials({ run }) {
             <td class="num">${duration(t.sandboxMs)}</td>
             <td class="num">${t.usage?.totalTokens ?? '—'}</td>
             <td class="num">${usd(t.costs?.knownActualUsd)}</td>
-            <td>${t.failure ?? ''}${t.voidFields?.length ? ` (${t.voidFields.join(', ')})` : ''}</td>
+            <td>${t.status === 'failed' ? (t.failure ?? (t.timed ? 'ran out of time' : 'verify or the validator failed: see the trial')) : ''}</td>
+            <td>${t.status === 'void' ? `${t.failure ?? ''}${t.voidFields?.length ? ` (${t.voidFields.join(', ')})` : ''}` : ''}</td>
           </tr>`,
       )}
     </tbody>

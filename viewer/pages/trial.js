@@ -27,6 +27,7 @@ function Trial({ trial }) {
     <p role="status" class="verdict">
       <${Status} status=${trial.status} />${trial.timed ? ' · ran out of time (scored failed)' : ''}${trial.failure ? ` · ${trial.failure}` : ''}
     </p>
+    ${trial.status === 'failed' && !trial.failure && !trial.timed ? html`<${WhyFailed} trial=${trial} />` : null}
     <${Facts}
       label="Trial summary"
       items=${[
@@ -133,4 +134,20 @@ function Validation({ v }) {
     }
     ${v.logs?.length ? html`<h4>Logs</h4><${Code} label="Validator logs">${v.logs.map((l) => `[${l.level}] ${l.value?.text ?? ''}`).join('\n')}</${Code}>` : null}
   </section>`;
+}
+
+/** Why a trial failed when no failure was recorded: the validator's message, or verify's exit code and the end of its output. */
+function WhyFailed({ trial }) {
+  const validation = (trial.validations ?? []).find((v) => v.status === 'failed');
+  if (validation) {
+    return html`<p class="why-failed" id="why-failed">The validator's ${validation.name} failed${validation.message ? `: ${validation.message}` : '.'}</p>`;
+  }
+  const step = (trial.verifySteps ?? []).find((s) => s.exitCode !== 0);
+  if (!step) return null;
+  const entry = [...(trial.trajectory ?? [])].reverse().find((e) => e._tag === 'command' && e.command === step.command && e.exitCode === step.exitCode);
+  const tail = (entry?.output ?? '').trimEnd().split('\n').slice(-5).join('\n');
+  return html`<div class="why-failed" id="why-failed">
+    <p>Verify <code>${step.command}</code> exited ${step.exitCode}${tail ? ', ending:' : ' with no output.'}</p>
+    ${tail ? html`<${Code} label="The end of verify's output">${tail}</${Code}>` : null}
+  </div>`;
 }
