@@ -187,15 +187,33 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     expect(differingCases).toEqual([
       expect.objectContaining({ caseId: 'judged', sides: [expect.objectContaining({ passed: 2 }), expect.objectContaining({ passed: 3 })] }),
     ]);
+    // Two cases: no test on cases can tell, and the answer says so rather than "no significant difference".
     expect(tests).toEqual([
-      expect.objectContaining({ differingCases: 1, pValue: 1, significant: false, verdict: expect.stringContaining('No significant difference') }),
+      expect.objectContaining({
+        comparedCases: 2,
+        differingCases: 1,
+        pValue: 1,
+        smallestPossiblePValue: 0.5,
+        casesNeeded: 6,
+        significant: false,
+        conclusion: 'too-few-cases',
+        difference: expect.objectContaining({ estimate: 7 / 8 - 6 / 8 }),
+        verdict: expect.stringMatching(/^Not enough cases to tell: with 2 cases the smallest possible p is 0\.5; at least 6 are needed\./),
+      }),
     ]);
   });
 
   it('says a difference on six of six cases is real, with McNemar exact p = 2/64', async () => {
     const byBatch = (await api.call('analytics.compare', { batchIds: [batches.six.id] })).body;
     expect(byBatch.tests[0].pValue).toBeCloseTo(2 / 64, 12);
-    expect(byBatch.tests[0]).toMatchObject({ significant: true, differingCases: 6, verdict: expect.stringContaining('passes more often than') });
+    expect(byBatch.tests[0]).toMatchObject({
+      significant: true,
+      conclusion: 'difference',
+      differingCases: 6,
+      method: expect.stringContaining('sign-flip permutation test over cases, each weighted by its trials'),
+      difference: { estimate: -1, interval: { low: -1, high: -1 }, method: 'percentile bootstrap over cases (10,000 seeded resamples)' },
+      verdict: expect.stringContaining('passes more often than'),
+    });
     const keys = byBatch.sides.map((side: any) => side.variantKey);
     const bySuite = (await api.call('analytics.compare', { suiteId: 'six-suite', variants: keys })).body;
     expect(bySuite.tests[0].pValue).toBeCloseTo(2 / 64, 12);
@@ -293,7 +311,7 @@ describe('analytics: pass rates, comparisons and flakiness over a real history',
     ]);
     expect(printed.stdout).toContain(lineOf((await api.call('analytics.passRates', { suiteId: 'analytics-suite' })).body, 'writes-hello').variantKey);
     expect(printed.stdout).toMatch(/pass@1\s+pass\^1/);
-    expect(printed.stdout).toContain('No significant difference');
+    expect(printed.stdout).toContain('Not enough cases to tell: with 3 cases the smallest possible p is 0.25; at least 6 are needed.');
     const unknown = await report('--suite', 'no-such-suite');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Suite "no-such-suite" does not exist');

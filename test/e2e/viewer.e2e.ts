@@ -343,7 +343,9 @@ describeWithChromium('the web viewer in a real browser', () => {
       expect(await tab.locator('#compare-cases').textContent()).toContain('6 cases compared');
       const verdict = (await tab.locator('#compare-tests').textContent())!;
       expect(verdict).toContain('Significant difference');
-      expect(verdict).toContain(`${after} ${ANALYTICS_SIDES.hello} passes more often than ${before} ${ANALYTICS_SIDES.bye} (p = 0.0313 < 0.05 by the exact sign-flip`);
+      expect(verdict).toContain(
+        `${after} ${ANALYTICS_SIDES.hello} passes more often than ${before} ${ANALYTICS_SIDES.bye} (p = 0.0313 < 0.05 by the exact sign-flip`,
+      );
       expect(verdict).toContain('p = 0.0313 by');
       expect((await rows('#compare-sides')).map((row) => row.slice(0, 5))).toEqual([
         [`${before} ${ANALYTICS_SIDES.bye}`, before, '0 / 6', '0%', '0%–39%'],

@@ -1,8 +1,10 @@
-import { pairedPermutationTest } from '#shared/paired-test';
+import { casesNeeded, pairedPermutationTest, smallestPossiblePValue } from '#shared/paired-test';
 import { estimatorsUpTo } from '#shared/statistics';
 import { mergeTallies, Tally } from '../tally';
 import { tallyView, TallyView } from '../tally-view';
 import { variantLabel, VariantSummary } from '../variant-key';
+import { PassRateDifference, passRateDifference } from './pass-rate-difference';
+import { Conclusion, nothingToCompare, verdictOf } from './verdict';
 
 /** One side of a comparison: a variant definition (in one batch, or across a suite's history), case by case. */
 export interface ComparedSide {
@@ -24,10 +26,21 @@ export interface SideView extends TallyView {
 export interface PairedTest {
   baseline: string;
   other: string;
+  /** The test used, by name. */
   method: string;
+  /** The cases the test is over: those every side scored. */
+  comparedCases: number;
   differingCases: number;
-  pValue: number;
+  /** Null when there is nothing to compare. */
+  pValue: number | null;
+  /** 2 / 2^m for m differing cases: a test on cases can go no lower, whatever the trials say. */
+  smallestPossiblePValue: number;
+  /** The fewest differing cases whose smallest possible p is below 0.05. */
+  casesNeeded: number;
   significant: boolean;
+  conclusion: Conclusion;
+  /** The other side's pass rate minus the baseline's, with its 95% interval by bootstrap over cases; null when nothing to compare. */
+  difference: PassRateDifference | null;
   verdict: string;
 }
 
@@ -99,6 +112,8 @@ function differing(sides: readonly ComparedSide[], labels: readonly string[], co
     .map(({ spread: _spread, ...row }) => row);
 }
 
+const scoredIn = (side: ComparedSide) => [...side.cases.values()].reduce((total, { tally }) => total + scoredOf(tally), 0);
+
 function pairedTest(baseline: ComparedSide, other: ComparedSide, baselineLabel: string, otherLabel: string, common: readonly string[]): PairedTest {
   const outcomes = common.map((caseId) => {
     const a = tallyOf(baseline, caseId);
@@ -106,20 +121,21 @@ function pairedTest(baseline: ComparedSide, other: ComparedSide, baselineLabel: 
     return { a: { passed: a.passed, scored: scoredOf(a) }, b: { passed: b.passed, scored: scoredOf(b) } };
   });
   const result = pairedPermutationTest(outcomes);
-  const significant = result.pValue < ALPHA;
-  const rate = (side: 'a' | 'b') => outcomes.reduce((total, outcome) => total + outcome[side].passed / outcome[side].scored, 0);
-  const [better, worse] = rate('b') > rate('a') ? [otherLabel, baselineLabel] : [baselineLabel, otherLabel];
-  const p = result.pValue < 0.0001 ? result.pValue.toExponential(1) : result.pValue.toFixed(4);
-  const verdict = significant
-    ? `${better} passes more often than ${worse} (p = ${p} < 0.05): the difference is unlikely to be chance.`
-    : `No significant difference between ${baselineLabel} and ${otherLabel} (p = ${p} ≥ 0.05): it may be chance; more cases or trials would tell.`;
-  return {
+  const needed = casesNeeded(ALPHA);
+  const base = {
     baseline: baselineLabel,
     other: otherLabel,
     method: result.method,
+    comparedCases: common.length,
     differingCases: result.differingCases,
-    pValue: result.pValue,
-    significant,
-    verdict,
+    smallestPossiblePValue: smallestPossiblePValue(common.length < needed ? common.length : result.differingCases),
+    casesNeeded: needed,
   };
+  if (common.length === 0) {
+    const verdict = nothingToCompare({ label: baselineLabel, scored: scoredIn(baseline) }, { label: otherLabel, scored: scoredIn(other) });
+    return { ...base, pValue: null, significant: false, conclusion: 'nothing-to-compare', difference: null, verdict };
+  }
+  const difference = passRateDifference(outcomes);
+  const reading = verdictOf({ ...base, alpha: ALPHA, pValue: result.pValue, total: result.total, difference });
+  return { ...base, pValue: result.pValue, difference, ...reading };
 }

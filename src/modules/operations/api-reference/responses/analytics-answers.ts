@@ -51,7 +51,7 @@ export const ANALYTICS_ANSWERS: Record<string, RouteAnswer> = {
     errors: [400, 403, 404],
   },
   'analytics.compare': {
-    summary: 'Variants side by side over the same cases: pass rates, pass@k and pass^k, the cases that differ, a paired test',
+    summary: 'Variants side by side over the same cases: pass rates, pass@k and pass^k, the cases that differ, a paired test and the difference by bootstrap',
     answer: object({
       sides: list(
         object({
@@ -66,7 +66,22 @@ export const ANALYTICS_ANSWERS: Record<string, RouteAnswer> = {
       comparedCases: integer,
       unpairedCases: list(text),
       differingCases: list(object({ caseId: text, caseName: text, sides: list(object({ label: text, passed: integer, scored: integer, passRate: number })) })),
-      tests: list(object({ baseline: text, other: text, method: text, differingCases: integer, pValue: number, significant: boolean, verdict: text })),
+      tests: list(
+        object({
+          baseline: text,
+          other: text,
+          method: text,
+          comparedCases: integer,
+          differingCases: integer,
+          pValue: orNull(number),
+          smallestPossiblePValue: number,
+          casesNeeded: integer,
+          significant: boolean,
+          conclusion: oneOf('difference', 'no-significant-difference', 'no-difference', 'too-few-cases', 'nothing-to-compare'),
+          difference: orNull(object({ estimate: number, interval: orNull(object({ low: number, high: number })), method: text })),
+          verdict: text,
+        }),
+      ),
     }),
     errors: [400, 403, 404],
   },
