@@ -15,13 +15,14 @@ const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing 
 if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's diff tests: ${chromiumAbsent}\n`);
 const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
 
-const AGENT = ["printf 'alpha\\nBETA\\ngamma\\n' > notes.txt", "printf 'x = 2\\n' > src/app.py", "printf 'brand new\\n' > src/added.txt"].join(' && ');
+const AGENT = ["printf 'alpha\\nBETA\\ngamma\\n' > notes.txt", "printf 'x = 2\\n' > src/app.py", "printf 'brand new\\n' > src/added.txt"].join('\n');
 
 describeWithChromium("the trial page's diff and artifacts", () => {
   let server: ChildServer;
   let browser: Browser | undefined;
   let page: Page;
   let trialPage: string;
+  let runPage: string;
 
   beforeAll(async () => {
     if (viewerDirectory() === null) throw new Error('dist/viewer is missing: run "npm run build" first (npm test does).');
@@ -38,6 +39,7 @@ describeWithChromium("the trial page's diff and artifacts", () => {
     const run = (await waitForBatch(server.client, started.body.id)).runs[0];
     expect(run.trials[0].status).toBe('passed');
     trialPage = `${server.url}/#/runs/${run.id}/trials/${run.trials[0].id}`;
+    runPage = `${server.url}/#/runs/${run.id}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], env: { ...process.env, TMPDIR: tempDir('assay-chromium-') } });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${server.url}/`);
@@ -73,6 +75,15 @@ describeWithChromium("the trial page's diff and artifacts", () => {
     ]);
     fs.mkdirSync(path.join(ROOT, 'test', 'artifacts'), { recursive: true });
     await page.screenshot({ path: path.join(ROOT, 'test', 'artifacts', 'trial-diff.png'), fullPage: true });
+  });
+
+  it('shows the profile as written: a multi-line command as its own lines', async () => {
+    await page.goto(runPage);
+    const profile = page.getByLabel('Profile', { exact: true });
+    await profile.waitFor();
+    expect(await profile.textContent()).toBe(
+      ['run: |', "  printf 'alpha\\nBETA\\ngamma\\n' > notes.txt", "  printf 'x = 2\\n' > src/app.py", "  printf 'brand new\\n' > src/added.txt"].join('\n'),
+    );
   });
 
   it('opens a text artifact in the page', async () => {

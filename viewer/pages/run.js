@@ -117,7 +117,7 @@ function Setup({ run }) {
     ${s.verify ? html`<h3>Verify command</h3><${Code} label="Verify command">${s.verify}</${Code}>` : null}
     ${s.prepare ? html`<h3>Prepare</h3><${Code} label="Prepare">${typeof s.prepare === 'string' ? s.prepare : JSON.stringify(s.prepare, null, 2)}</${Code}>` : null}
     ${s.validator ? html`<h3>Validator</h3><${Code} label="Validator">${typeof s.validator === 'string' ? s.validator : JSON.stringify(s.validator, null, 2)}</${Code}>` : null}
-    ${run.variant.profile ? html`<h3>Profile</h3><${Code} label="Profile">${JSON.stringify(run.variant.profile, null, 2)}</${Code}>` : null}
+    ${run.variant.profile ? html`<h3>Profile</h3><${Code} label="Profile">${asWritten(run.variant.profile)}</${Code}>` : null}
   `;
 }
 
@@ -126,4 +126,23 @@ export function sourceText(source) {
   if (source.kind === 'repo') return `git ${source.url}${source.ref ? ` at ${source.ref}` : ''}`;
   if (source.kind === 'files') return `${Object.keys(source.files ?? {}).length} files`;
   return source.kind;
+}
+
+/**
+ * A profile as its author wrote it, in YAML's form: multi-line commands and files as blocks of
+ * their own lines (not one JSON line of \n escapes), keys in the order given.
+ */
+export function asWritten(value, indent = '') {
+  const lines = [];
+  for (const [key, item] of Object.entries(value)) {
+    const name = /^[\w.-]+$/.test(key) ? key : JSON.stringify(key);
+    if (typeof item === 'string' && item.includes('\n')) {
+      lines.push(`${indent}${name}: |`, ...item.replace(/\n$/, '').split('\n').map((line) => `${indent}  ${line}`));
+    } else if (item !== null && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length > 0) {
+      lines.push(`${indent}${name}:`, asWritten(item, `${indent}  `));
+    } else {
+      lines.push(`${indent}${name}: ${typeof item === 'string' && /^[\w ./:@=-]*$/.test(item) && item.trim() === item && item !== '' ? item : JSON.stringify(item)}`);
+    }
+  }
+  return lines.join('\n');
 }
