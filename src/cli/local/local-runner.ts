@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -73,6 +74,8 @@ class LocalBatch {
     private readonly batchId: string,
   ) {
     this.log = options.log ?? (() => undefined);
+    // Every command of every running trial listens on this one signal (and stops listening when it ends): many at once is no leak.
+    setMaxListeners(0, this.trialsAbort.signal);
   }
 
   async run(): Promise<{ cancelled: boolean }> {
