@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bundleFailure, bundleSource } from './bundle';
+import type { Problems } from './problems';
 import type { IssuePath, SuiteFile } from './suite-file';
 import { readWorkspaceDirectory } from './workspace-directory';
 
@@ -11,10 +12,11 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /**
  * Replaces the keys that name a path (relative to the suite file) by the content the body
  * needs: `promptFile` → `prompt`, `verifyFile` → `verify` (text), a validator's or prepare's
- * `sourceFile` → `source` (bundled), a files source's `directory` → `files`. Each problem is
- * reported at its line; the body is changed in place.
+ * `sourceFile` → `source` (bundled), a files source's `directory` → `files`. A path is relative
+ * to the file that holds it (a case of a casesFile: that file). Each problem is reported at its
+ * line; the body is changed in place.
  */
-export function loadFileReferences(suite: SuiteFile, body: Json, problems: string[]): void {
+export function loadFileReferences(suite: SuiteFile, body: Json, problems: Problems): void {
   const load = (holder: unknown, at: IssuePath, from: string, to: string, read: (file: string) => string) => {
     if (!isObject(holder) || !(from in holder)) return;
     const reference = holder[from];
@@ -24,11 +26,11 @@ export function loadFileReferences(suite: SuiteFile, body: Json, problems: strin
       return;
     }
     if (typeof reference !== 'string' || reference === '') {
-      problems.push(suite.problem([...at, from], 'must be a path, relative to the suite file'));
+      problems.push(suite.problem([...at, from], 'must be a path, relative to the file that holds it'));
       return;
     }
     try {
-      holder[to] = read(path.resolve(suite.directory, reference));
+      holder[to] = read(path.resolve(suite.directoryOf(at), reference));
     } catch (error) {
       problems.push(suite.problem([...at, from], (error as Error).message));
     }
@@ -52,16 +54,16 @@ export function loadFileReferences(suite: SuiteFile, body: Json, problems: strin
 }
 
 /** `{kind: files, directory: ./dir}`: the directory's files, read into `files`. */
-function loadDirectory(suite: SuiteFile, source: unknown, at: IssuePath, problems: string[]): void {
+function loadDirectory(suite: SuiteFile, source: unknown, at: IssuePath, problems: Problems): void {
   if (!isObject(source) || source.kind !== 'files' || !('directory' in source)) return;
   const directory = source.directory;
   delete source.directory;
   const where = [...at, 'directory'];
   if ('files' in source) problems.push(suite.problem(where, 'give files or directory, not both'));
-  else if (typeof directory !== 'string' || directory === '') problems.push(suite.problem(where, 'must be a path, relative to the suite file'));
+  else if (typeof directory !== 'string' || directory === '') problems.push(suite.problem(where, 'must be a path, relative to the file that holds it'));
   else {
     try {
-      source.files = readWorkspaceDirectory(path.resolve(suite.directory, directory));
+      source.files = readWorkspaceDirectory(path.resolve(suite.directoryOf(at), directory));
     } catch (error) {
       problems.push(suite.problem(where, (error as Error).message));
     }

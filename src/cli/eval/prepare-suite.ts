@@ -1,14 +1,25 @@
+import { MAX_TRIALS_PER_BATCH } from '#modules/evals/batches/start-rules';
+import { loadCasesFile } from './cases-file';
+import { checkDistinctCaseIds, checkEveryCaseJudged, filterCases, tagCases } from './case-selection';
 import { loadFileReferences } from './file-references';
+import { Problems } from './problems';
+import { BatchPart, splitByCase, trialsPerCase } from './split-suite';
 import { InvalidSuiteFile, SuiteFile } from './suite-file';
 import { validateStartBody } from './validate-body';
 
+export { globToRegExp } from './case-selection';
+
 type Json = Record<string, unknown>;
 
-/** A suite file made ready to start: the body of `evals.batches.start` and what only the CLI uses. */
+/** A suite file made ready to start: the body of `evals.batches.start`, the batches it splits into, and what only the CLI uses. */
 export interface PreparedSuite {
   file: SuiteFile;
   name: string;
+  suiteId: string;
+  /** Every case the suite runs (after --filter and --tag). */
   body: Json;
+  /** The batches that run it, by case (one when it fits in one). */
+  parts: BatchPart[];
   /** Names of the user's variables given to local trials; never sent. */
   env: string[];
   local: boolean;
@@ -18,48 +29,66 @@ export interface PreparedSuite {
 export interface SuiteChoices {
   trials?: number;
   filter?: string;
+  tags?: string[];
   local: boolean;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `*` any run of characters, `?` one; the rest literally; the whole id must match. */
-export function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`);
-}
-
 /**
- * Reads a suite file, loads what it names by path, applies --trials, --filter and --local, and
- * validates the body as the server would. Throws InvalidSuiteFile with every problem found.
+ * Reads a suite file, loads what it names by path (cases from a casesFile too), applies
+ * --trials, --filter, --tag and --local, splits it into batches by case and validates each as
+ * the server would. Throws InvalidSuiteFile with every problem found, in file order.
  */
 export function prepareSuite(path: string, choices: SuiteChoices): PreparedSuite {
   const file = SuiteFile.read(path);
   const content = file.content();
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-    throw new InvalidSuiteFile([file.problem([], 'a suite file holds a mapping: suite, cases, variants, trials (and optional name, env)')]);
+    throw new InvalidSuiteFile([file.problem([], 'a suite file holds a mapping: suite, cases, variants, trials (and optional name, env)').text]);
   }
   const { name, env, ...body } = content as Json;
-  const problems: string[] = [];
+  const problems = new Problems();
   const envNames = readEnvNames(file, env, problems);
   if (name !== undefined && (typeof name !== 'string' || name.length < 1 || name.length > 200)) {
     problems.push(file.problem(['name'], 'must be a string of 1 to 200 characters'));
   }
+  loadCasesFile(file, body, problems);
   loadFileReferences(file, body, problems);
   if (choices.trials !== undefined) body.trials = choices.trials;
   if (choices.filter !== undefined) filterCases(file, body, choices.filter, problems);
+  if (choices.tags && choices.tags.length > 0) tagCases(file, body, choices.tags, problems);
   const local = chooseLocal(file, body, choices.local, problems);
   if (local) body.checksIn = true;
-  if (problems.length === 0) validateStartBody(file, body, problems);
-  if (problems.length > 0) throw new InvalidSuiteFile(problems);
+  const parts = problems.length === 0 ? validateParts(file, body, problems) : [];
+  if (problems.length > 0) throw new InvalidSuiteFile(problems.inFileOrder());
   const suiteId = (body.suite as { id: string }).id;
-  return { file, name: typeof name === 'string' ? name : suiteId, body, env: envNames, local, trials: body.trials as number };
+  return { file, name: typeof name === 'string' ? name : suiteId, suiteId, body, parts, env: envNames, local, trials: body.trials as number };
 }
 
-function readEnvNames(file: SuiteFile, env: unknown, problems: string[]): string[] {
+/** The batches of the suite, each checked with the server's decoder and rules. */
+function validateParts(file: SuiteFile, body: Json, problems: Problems): BatchPart[] {
+  checkEveryCaseJudged(file, body, problems);
+  checkDistinctCaseIds(file, body, problems);
+  const perCase = trialsPerCase(body);
+  const variants = Array.isArray(body.variants) ? body.variants.length : 0;
+  // A case's variants and trials stay in one batch, so one case over a batch cannot run (out of
+  // their own bounds, variants and trials are the decoder's to name).
+  if (perCase !== null && perCase > MAX_TRIALS_PER_BATCH && variants <= 20 && (body.trials as number) <= 10) {
+    problems.push(
+      file.problem(
+        ['trials'],
+        `each case runs ${variants} variants × ${String(body.trials)} trials = ${perCase} trials, more than a batch holds (${MAX_TRIALS_PER_BATCH}); a suite is split into batches by case, so give fewer variants or trials`,
+        false,
+      ),
+    );
+    return [];
+  }
+  const parts = splitByCase(body);
+  for (const part of parts) validateStartBody(file, part.body, problems, part.firstCase);
+  return parts;
+}
+
+function readEnvNames(file: SuiteFile, env: unknown, problems: Problems): string[] {
   if (env === undefined) return [];
   if (!Array.isArray(env) || !env.every((name) => typeof name === 'string' && ENV_NAME.test(name))) {
     problems.push(file.problem(['env'], 'must be a list of environment variable names (letters, digits and "_", not starting with a digit)'));
@@ -68,26 +97,12 @@ function readEnvNames(file: SuiteFile, env: unknown, problems: string[]): string
   return [...new Set(env as string[])];
 }
 
-function filterCases(file: SuiteFile, body: Json, filter: string, problems: string[]): void {
-  if (!Array.isArray(body.cases)) return;
-  const pattern = globToRegExp(filter);
-  const cases = body.cases as Array<{ id?: unknown }>;
-  const kept = cases.flatMap((evalCase, index) => (typeof evalCase.id === 'string' && pattern.test(evalCase.id) ? [index] : []));
-  if (kept.length === 0) {
-    const ids = cases.map((evalCase) => String(evalCase.id)).join(', ');
-    problems.push(`${file.shownAs}: no case matches --filter "${filter}" (its cases: ${ids})`);
-    return;
-  }
-  body.cases = kept.map((index) => cases[index]);
-  file.keepCases(kept);
-}
-
 /**
  * Local when --local (every variant then runs here) or when the file's variants say
- * `sandbox: local`. A file mixing local and server variants is refused: one file is one batch,
- * and a batch runs either on the server or here.
+ * `sandbox: local`. A file mixing local and server variants is refused: a suite's batches run
+ * either on the server or here.
  */
-function chooseLocal(file: SuiteFile, body: Json, everything: boolean, problems: string[]): boolean {
+function chooseLocal(file: SuiteFile, body: Json, everything: boolean, problems: Problems): boolean {
   const variants = Array.isArray(body.variants) ? (body.variants as unknown[]) : [];
   const isLocal = (variant: unknown) => (variant as { sandbox?: unknown } | null)?.sandbox === 'local';
   if (everything) {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
+import { Problem, unplaced } from './problems';
 
 export type IssuePath = Array<string | number>;
 
@@ -87,28 +88,59 @@ export class SuiteFile {
   }
 
   /**
-   * Cases left by --filter, by their index in the file: a problem of the body's `cases[0]` is
-   * about the file's `cases[kept[0]]`.
+   * Cases taken from a casesFile: the body's `cases[i]` is the record at `lines[i]` of that
+   * file, whose relative paths are relative to its own directory.
    */
-  keepCases(kept: number[]): void {
-    this.keptCases = kept;
-  }
-
-  private keptCases: number[] | null = null;
-
-  private inFile(at: IssuePath): IssuePath {
-    if (!this.keptCases || at[0] !== 'cases' || typeof at[1] !== 'number') return at;
-    return ['cases', this.keptCases[at[1]] ?? at[1], ...at.slice(2)];
+  useCasesFrom(file: string, lines: number[]): void {
+    const shownAs = path.relative(process.cwd(), file) || file;
+    const keyLine = this.lineOf(['casesFile']) ?? 0;
+    this.caseOrigins = lines.map((line) => ({ shownAs, directory: path.dirname(path.resolve(file)), line, keyLine }));
   }
 
   /**
-   * `suite.yaml:14: cases[1].verify: problem` (without a line when the file has no such part);
-   * `named: false` leaves the field out, for messages that name it themselves.
+   * Cases left by --filter or --tag, by their index before it: a problem of the body's
+   * `cases[0]` is about the case that was at `kept[0]`.
    */
-  problem(at: IssuePath, message: string, named = true): string {
-    const where = this.inFile(at);
+  keepCases(kept: number[]): void {
+    const origins = this.caseOrigins;
+    this.caseOrigins = kept.map((index) => origins?.[index] ?? index);
+  }
+
+  private caseOrigins: CaseOrigin[] | null = null;
+
+  private originOf(at: IssuePath): CaseOrigin | null {
+    if (at[0] !== 'cases' || typeof at[1] !== 'number' || !this.caseOrigins) return null;
+    return this.caseOrigins[at[1]] ?? null;
+  }
+
+  /** The directory a relative path at `at` is read from: the suite's, or its casesFile's for a case from there. */
+  directoryOf(at: IssuePath): string {
+    const origin = this.originOf(at);
+    return typeof origin === 'object' && origin !== null ? origin.directory : this.directory;
+  }
+
+  /**
+   * `suite.yaml:14: cases[1].verify: problem` (without a line when the file has no such part),
+   * or `cases.jsonl:3: verify: problem` for a case of a casesFile; `named: false` leaves the
+   * field out, for messages that name it themselves.
+   */
+  problem(at: IssuePath, message: string, named = true): Problem {
+    const origin = this.originOf(at);
+    if (typeof origin === 'object' && origin !== null) {
+      const field = named && at.length > 2 ? `${formatPath(at.slice(2))}: ` : '';
+      return { text: `${origin.shownAs}:${origin.line}: ${field}${message}`, order: [origin.keyLine, origin.line] };
+    }
+    const where = typeof origin === 'number' ? ['cases', origin, ...at.slice(2)] : at;
     const line = this.lineOf(where);
     const field = named && where.length > 0 ? `${formatPath(where)}: ` : '';
-    return `${this.shownAs}${line === null ? '' : `:${line}`}: ${field}${message}`;
+    return { text: `${this.shownAs}${line === null ? '' : `:${line}`}: ${field}${message}`, order: [line ?? 0, 0] };
+  }
+
+  /** A problem of the whole file, at no line of it. */
+  plain(message: string): Problem {
+    return unplaced(`${this.shownAs}: ${message}`);
   }
 }
+
+/** Where a case of the body came from: its index in the suite file's `cases`, or a record of a casesFile. */
+type CaseOrigin = number | { shownAs: string; directory: string; line: number; keyLine: number };

@@ -4,6 +4,8 @@ import { StartBatchDto } from '#modules/evals/batches/start-batch.dto';
 import { toPlan } from '#modules/evals/batches/to-plan';
 import { checkBatchPlan } from '#modules/evals/batches/start-rules';
 import { DomainError } from '#shared/errors';
+import { unknownKeyMessage } from './key-suggestions';
+import type { Problems } from './problems';
 import type { IssuePath, SuiteFile } from './suite-file';
 
 type Json = Record<string, unknown>;
@@ -11,15 +13,21 @@ type Json = Record<string, unknown>;
 /**
  * Checks a start body with the server's own decoder and rules, so the file is refused here
  * with the same bounds and words the server would use, before anything is sent. The decoder
- * is the pipe the server runs on every body; nothing of Nest is started to use it.
+ * is the pipe the server runs on every body; nothing of Nest is started to use it. A body of a
+ * split suite holds the cases from `firstCase` on: its `cases[0]` is the file's `cases[firstCase]`.
  */
-export function validateStartBody(suite: SuiteFile, body: Json, problems: string[]): void {
+export function validateStartBody(suite: SuiteFile, body: Json, problems: Problems, firstCase = 0): void {
+  const inSuite = (at: IssuePath): IssuePath => (at[0] === 'cases' && typeof at[1] === 'number' ? ['cases', at[1] + firstCase, ...at.slice(2)] : at);
   let decoded: StartBatchDto;
   try {
     decoded = new DecodePipe().transform(body, { type: 'body', metatype: StartBatchDto }) as StartBatchDto;
   } catch (error) {
     if (!(error instanceof DecodeError)) throw error;
-    for (const issue of error.issues) problems.push(suite.problem(issue.path, issue.message));
+    for (const issue of error.issues) {
+      // The decoder's words for a key it does not know ("property trails should not exist") become the user's.
+      const message = issue._tag === 'Unexpected' && /should not exist$/.test(issue.message) ? unknownKeyMessage(body, issue.path) : issue.message;
+      problems.push(suite.problem(inSuite(issue.path), message));
+    }
     return;
   }
   const plan = toPlan(decoded);
@@ -29,7 +37,9 @@ export function validateStartBody(suite: SuiteFile, body: Json, problems: string
     checkBatchPlan(plan);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    problems.push(suite.problem(whereRuleBroke(error.message, body), error.message, false));
+    // Two cases of one id are found over the whole suite, across its batches (checkDistinctCaseIds).
+    if (error.message.startsWith('Two cases have the id')) return;
+    problems.push(suite.problem(inSuite(whereRuleBroke(error.message, body)), error.message, false));
   }
 }
 
