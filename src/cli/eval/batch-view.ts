@@ -16,6 +16,8 @@ export interface TrialView {
   failure: string | null;
   timed?: boolean;
   exitCode?: number | null;
+  /** Commands the agent ran (the distribution's command statistics count them). */
+  commands?: number;
   verifySteps?: Array<{ command: string; exitCode: number | null }>;
   trajectory?: Array<{ _tag: string; command?: string; exitCode?: number | null; output?: string }>;
 }
@@ -29,6 +31,8 @@ export interface RunView {
   distribution: { trials: number; passed: number; failed: number; voided: number; scored: number; commandMedian: number | null };
   costs: CostRecordView;
   trials: TrialView[];
+  /** Set by the CLI on a run whose void trials `--retry-void` ran again: the run that did. */
+  retriedIn?: string;
 }
 
 export interface BatchView {

@@ -1,24 +1,31 @@
-import * as fs from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import { Command, CommanderError, Option } from 'commander';
-import { AssayApi } from './api-client';
+import { AssayApi, ServerUnreachable } from './api-client';
+import { casesOfOtherSuites, movedCaseLine } from './case-owners';
 import { EXIT, FAIL_ON, FailOn, worstExit } from './exit-codes';
-import { writeJunit, FinishedSuite } from './junit';
 import { beatInterval, localEnvironment } from './local-mode';
 import { PreparedSuite, prepareSuite } from './prepare-suite';
-import { Output, runSuite } from './run-suite';
+import { writeReports, SuiteReport } from './reports';
+import { Output, RunChoices, runSuite } from './run-suite';
+import { StartRefused } from './start-batch';
+import { suiteRun } from './suite-run';
 import { InvalidSuiteFile } from './suite-file';
 
-interface EvalFlags {
+export interface EvalFlags {
   url: string;
   key?: string;
   trials?: number;
   local?: boolean;
   concurrency: number;
   filter?: string;
+  tag: string[];
   junit?: string;
   json?: string;
   failOn: FailOn;
   progress: boolean;
+  waitTimeout: number;
+  retryVoid?: string;
+  move: boolean;
 }
 
 /** A command line `assay eval` cannot take: exit 2, the message and where to read the options. */
@@ -42,27 +49,49 @@ function baseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+const LONGEST_WAIT_MS = 24 * 3_600_000;
+
+/** `90s`, `30m`, `2h` (a bare number is seconds), from 0 to 24 hours, in milliseconds. */
+function waitDuration(value: string): number {
+  const match = /^(\d+)([smh]?)$/.exec(value);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] || 's'] : NaN;
+  if (!(ms <= LONGEST_WAIT_MS)) throw new EvalUsage(`--wait-timeout takes a duration such as 90s, 30m or 2h, at most 24h, not "${value}".`);
+  return ms;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description('Run suite files (YAML or JSON bodies of evals.batches.start), follow them, and exit by the result.')
-    .argument('<FILE...>', 'suite files; each one is a batch, run one after another')
+    .argument('<FILE...>', 'suite files, run one after another; a suite over a batch (100 trials) runs as several')
     .addOption(new Option('--url <url>', 'the Assay server').env('ASSAY_URL').default('http://127.0.0.1:8080').argParser(baseUrl))
     .addOption(new Option('--key <key>', 'an API key with evals:write and evals:read').env('ASSAY_API_KEY'))
     .addOption(new Option('--trials <n>', "trials per case and variant, instead of the file's").argParser(integer('--trials', 1, 10)))
     .option('--local', 'run every variant on this machine (variants with sandbox: local always do)')
     .addOption(new Option('--concurrency <n>', 'trials run at once in local mode').default(4).argParser(integer('--concurrency', 1, 64)))
     .option('--filter <pattern>', 'keep the cases whose id matches (* any characters, ? one)')
+    .option('--tag <tag>', 'keep the cases that carry this tag (repeat it: any of them)', collect, [])
     .option('--junit <file>', 'write JUnit XML: a testsuite per variant, a testcase per run')
-    .option('--json <file>', 'write the batch as evals.batches.get answers it (a list of them for several files)')
+    .option('--json <file>', 'write the batch as evals.batches.get answers it (several batches of a suite: {batches: [...]})')
     .addOption(new Option('--fail-on <when>', 'exit 1 on failed trials, also on void ones (strict), or never').choices(FAIL_ON).default('failures'))
     .option('--no-progress', 'plain log lines instead of progress bars')
+    .addOption(
+      new Option('--wait-timeout <duration>', 'how long a batch waits for a slot (3 run at once per organization)')
+        .default(30 * 60_000, '30m')
+        .argParser(waitDuration),
+    )
+    .option('--retry-void <batch>', "run again the void trials of this batch (of FILE's suite), and merge the result with its other trials")
+    .option('--no-move', 'refuse to start when a case belongs to another suite (instead of moving it to this one)')
     .configureOutput({ outputError: () => undefined })
     .exitOverride((error: CommanderError) => {
       if (error.exitCode === 0) process.exit(0);
       throw new EvalUsage(error.message.replace(/^error: /, ''));
     })
     .action(async (files: string[], flags: EvalFlags) => {
+      if (flags.retryVoid !== undefined && files.length !== 1) throw new EvalUsage('--retry-void takes one suite file: the one the batch ran.');
       process.exit(await evaluate(files, flags));
     });
 }
@@ -73,7 +102,7 @@ function prepareAll(files: string[], flags: EvalFlags, out: Output): PreparedSui
   let invalid = false;
   for (const file of files) {
     try {
-      prepared.push(prepareSuite(file, { trials: flags.trials, filter: flags.filter, local: flags.local === true }));
+      prepared.push(prepareSuite(file, { trials: flags.trials, filter: flags.filter, tags: flags.tag, local: flags.local === true }));
     } catch (error) {
       if (!(error instanceof InvalidSuiteFile)) throw error;
       out.error(error.message);
@@ -113,30 +142,76 @@ async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
   }
   const api = new AssayApi(flags.url, flags.key);
   const interrupt = new AbortController();
+  // Each batch followed, each local runner and each wait for a slot listens for Ctrl-C: a long suite has many.
+  setMaxListeners(0, interrupt.signal);
   // The first Ctrl-C stops following (and cancels a local batch cleanly); a second one leaves at once.
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     interrupt.abort();
   });
-  const bars = flags.progress && process.stdout.isTTY;
-  const codes: number[] = [];
-  const finished: FinishedSuite[] = [];
-  for (const suite of prepared) {
-    if (interrupt.signal.aborted) break;
-    const outcome = await runSuite(suite, api, { failOn: flags.failOn, bars, concurrency: flags.concurrency, beatIntervalMs: beat.ms }, out, interrupt.signal);
-    codes.push(outcome.exit);
-    if (outcome.batch) finished.push({ name: suite.name, batch: outcome.batch });
-    if (outcome.exit === EXIT.interrupted) break;
-  }
-  writeReports(flags, finished, prepared.length);
-  return flush(worstExit(codes));
+  const checked = await orRefusal(() => checkCaseOwners(api, prepared, flags.move, out), out);
+  if (typeof checked === 'number') return flush(checked);
+  return flush(await runAll(prepared, api, flags, out, interrupt.signal, beat.ms));
 }
 
-function writeReports(flags: EvalFlags, finished: FinishedSuite[], files: number): void {
-  if (flags.junit) writeJunit(flags.junit, finished);
-  if (flags.json) {
-    const batches = finished.map((suite) => suite.batch);
-    fs.writeFileSync(flags.json, `${JSON.stringify(files === 1 ? (batches[0] ?? null) : batches, null, 2)}\n`);
+async function runAll(prepared: PreparedSuite[], api: AssayApi, flags: EvalFlags, out: Output, signal: AbortSignal, beatIntervalMs?: number): Promise<number> {
+  const choices: RunChoices = {
+    failOn: flags.failOn,
+    bars: flags.progress && process.stdout.isTTY,
+    concurrency: flags.concurrency,
+    beatIntervalMs,
+    waitTimeoutMs: flags.waitTimeout,
+  };
+  const codes: number[] = [];
+  const reports: SuiteReport[] = [];
+  for (const suite of prepared) {
+    if (signal.aborted) break;
+    const planned = await orRefusal(() => suiteRun(suite, api, flags.retryVoid), out);
+    if (typeof planned === 'number') {
+      codes.push(planned);
+      continue;
+    }
+    const { plan, report } = planned;
+    const outcome = await runSuite(plan, api, choices, out, signal);
+    codes.push(outcome.exit);
+    reports.push(report(outcome));
+    if (outcome.exit === EXIT.interrupted) break;
+  }
+  writeReports(flags, reports, prepared.length);
+  return worstExit(codes);
+}
+
+/**
+ * A case id is the organization's: a case another suite holds moves to this one when it runs
+ * (and leaves that suite's page). Each is said before anything starts; --no-move refuses them.
+ */
+async function checkCaseOwners(api: AssayApi, prepared: PreparedSuite[], move: boolean, out: Output): Promise<{ ok: true }> {
+  let refused = false;
+  for (const suite of prepared) {
+    const caseIds = (suite.body.cases as Array<{ id: string }>).map((evalCase) => evalCase.id);
+    for (const moved of await casesOfOtherSuites(api, suite.suiteId, caseIds)) {
+      out.error(`${suite.file.shownAs}: ${movedCaseLine(moved, suite.suiteId, !move)}`);
+      refused ||= !move;
+    }
+  }
+  if (refused) throw new StartRefused(EXIT.usage, 'Nothing was started.');
+  return { ok: true };
+}
+
+/** What `work` answers; or, when it was refused or the server could not be reached, the exit code, once said. */
+async function orRefusal<T extends object>(work: () => Promise<T>, out: Output): Promise<T | number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StartRefused) {
+      out.error(error.message);
+      return error.exit;
+    }
+    if (error instanceof ServerUnreachable) {
+      out.error(error.message);
+      return EXIT.usage;
+    }
+    throw error;
   }
 }
 

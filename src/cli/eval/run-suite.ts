@@ -1,12 +1,14 @@
 import { ApiRefusal, AssayApi, ServerUnreachable } from './api-client';
 import type { BatchView } from './batch-view';
-import { EXIT, FailOn, gateExit } from './exit-codes';
+import { EXIT, FailOn, gateExit, worstExit } from './exit-codes';
 import { followBatch } from './follow';
-import { localEnvironment, RunnerRefusal, RunnerUnavailable, startLocalBatch } from './local-mode';
-import type { PreparedSuite } from './prepare-suite';
 import { barsDisplay, plainDisplay, ProgressDisplay } from './progress';
-import { failingCases, summaryTable } from './summary';
-import { triggerHeaders } from './trigger';
+import { SlotBell, startWhenSlotFree, WaitedTooLong } from './slot-wait';
+import { StartContext, StartedBatch, startBatch, StartRefused } from './start-batch';
+import { summaryLines } from './suite-report';
+import { SuiteView } from './suite-view';
+
+type Json = Record<string, unknown>;
 
 export interface RunChoices {
   failOn: FailOn;
@@ -14,6 +16,8 @@ export interface RunChoices {
   concurrency: number;
   /** How often a local runner beats (default 60 s; ASSAY_RUNNER_BEAT_MS, for tests and diagnostics). */
   beatIntervalMs?: number;
+  /** How long a batch waits for one of the organization's slots (--wait-timeout). */
+  waitTimeoutMs: number;
 }
 
 /** Where the command writes: lines for the reader (stdout) and for problems (stderr). */
@@ -23,68 +27,148 @@ export interface Output {
   stream: NodeJS.WriteStream;
 }
 
+/** A suite as the batches that run it. */
+export interface SuiteRun {
+  name: string;
+  shownAs: string;
+  parts: Json[];
+  local: boolean;
+  env: string[];
+  /** The trials of each run, for pass@k. */
+  k: number;
+  /** The first lines, before any batch starts (what the suite will run). */
+  intro: string[];
+  /** A problem the server found at a path of a part's body, as the suite file names it. */
+  problemAt(part: number, at: Array<string | number>, message: string): string;
+  /** Under --retry-void: the batch whose void trials these run again, and the merge of both. */
+  retry?: { batchId: string; original: BatchView; merge: (batches: BatchView[]) => BatchView };
+}
+
 export interface SuiteOutcome {
   exit: number;
-  /** The batch as the last `evals.batches.get` answered it; null when none was started or read. */
-  batch: BatchView | null;
+  /** The batches as their last `evals.batches.get` answered (none when none was started or read). */
+  batches: BatchView[];
+  /** What the summary showed: all the batches as one (merged under --retry-void); null when none ran to its end. */
+  view: BatchView | null;
 }
 
-/** A start the server refused, as the exit code and message it deserves. */
-class StartRefused extends Error {
-  constructor(
-    readonly exit: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Starts one suite's batch (on the server, or here for a local suite), follows it, prints its summary. */
-export async function runSuite(suite: PreparedSuite, api: AssayApi, choices: RunChoices, out: Output, signal: AbortSignal): Promise<SuiteOutcome> {
-  let started: { batchId: string; done: Promise<{ cancelled: boolean }> | null };
-  try {
-    started = suite.local ? await startHere(suite, api, choices, out, signal) : await startOnServer(suite, api);
-  } catch (error) {
-    if (error instanceof StartRefused) out.error(error.message);
-    else if (error instanceof ServerUnreachable) out.error(error.message);
-    else throw error;
-    return { exit: error instanceof StartRefused ? error.exit : EXIT.usage, batch: null };
-  }
-  const { batchId } = started;
-  out.line(`${suite.name}: batch ${batchId}${suite.local ? ' (local)' : ''}`);
-  out.line(`  ${api.url}/#/batches/${batchId}`);
-  const display: ProgressDisplay = choices.bars ? barsDisplay(out.stream, Date.now()) : plainDisplay((line) => out.line(line), Date.now());
-  let batch: BatchView | null;
-  try {
-    batch = await followBatch(api, batchId, (update) => display.update(update), signal);
-  } catch (error) {
-    display.stop();
-    if (!(error instanceof ServerUnreachable || error instanceof ApiRefusal)) throw error;
-    out.error(`Lost the batch ${batchId}: ${error.message}`);
-    if (started.done) await localRunnerEnded(started.done, batchId, out);
-    return { exit: EXIT.usage, batch: null };
-  } finally {
-    display.stop();
-  }
-  // A local batch ends when its runner has reported every trial and finished it (cancelled on Ctrl-C).
-  if (started.done) await localRunnerEnded(started.done, batchId, out);
-  if (!batch && suite.local) {
-    // The runner finished the batch as cancelled: show what its finished trials measured.
-    const cancelled = await followBatch(api, batchId, () => undefined, AbortSignal.timeout(CANCELLED_READ_MS)).catch(() => null);
-    out.error(`Interrupted: batch ${batchId} was finished as cancelled; its finished trials were reported, the others are void.`);
-    if (cancelled) printSummary(suite, cancelled, api.url, choices.failOn, out);
-    return { exit: EXIT.interrupted, batch: cancelled };
-  }
-  if (!batch) {
-    out.error(`Interrupted: stopped following batch ${batchId}. It goes on on the server: ${api.url}/#/batches/${batchId}`);
-    return { exit: EXIT.interrupted, batch: null };
-  }
-  printSummary(suite, batch, api.url, choices.failOn, out);
-  return { exit: gateExit(batch, choices.failOn), batch };
-}
+/** How a followed batch ended for the command. */
+type Followed = { state: 'ended' } | { state: 'interrupted'; batchId: string } | { state: 'cancelled'; batchId: string } | { state: 'lost'; message: string };
 
 /** How long the CLI waits, after Ctrl-C, for a cancelled local batch to read as ended. */
 const CANCELLED_READ_MS = 15_000;
+
+/**
+ * Runs a suite's batches: starts each as a slot of the organization frees (a local suite's one
+ * after another, so --concurrency bounds this machine's trials), follows them together in one
+ * progress view, and ends with one summary over all of them and the gate's exit code.
+ */
+export async function runSuite(run: SuiteRun, api: AssayApi, choices: RunChoices, out: Output, signal: AbortSignal): Promise<SuiteOutcome> {
+  for (const line of run.intro) out.line(line);
+  const view = new SuiteView(run.parts, run.k);
+  const bell = new SlotBell();
+  const screen = new Screen(choices.bars ? barsDisplay(out.stream, Date.now()) : plainDisplay((line) => out.line(line), Date.now()), out);
+  const followed: Array<Promise<Followed>> = [];
+  let stopped: number | null = null;
+  let localRunner: Promise<unknown> = Promise.resolve();
+  for (let part = 0; part < run.parts.length && stopped === null && !signal.aborted; part += 1) {
+    await localRunner;
+    const context = startContext(run, part, api, choices, screen, signal);
+    const label = run.parts.length > 1 ? ` ${part + 1}/${run.parts.length}` : '';
+    try {
+      const started = await startWhenSlotFree(() => startBatch(run.parts[part], context), {
+        timeoutMs: choices.waitTimeoutMs,
+        signal,
+        bell,
+        onWait: () => screen.say(waitingLine(run.name, label, choices.waitTimeoutMs)),
+      });
+      if (started === null) break;
+      const notes = [...(run.local ? ['local'] : []), ...(run.parts.length > 1 ? [`${part + 1}/${run.parts.length}`] : [])];
+      screen.say(`${run.name}: batch ${started.batchId}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`);
+      screen.say(`  ${api.url}/#/batches/${started.batchId}`);
+      const following = follow(api, started, part, { view, screen, out, local: run.local, signal }).finally(() => bell.ring());
+      followed.push(following);
+      if (started.done) localRunner = following;
+    } catch (error) {
+      stopped = notStarted(error, run, part, choices.waitTimeoutMs, out);
+    }
+  }
+  const ends = await Promise.all(followed);
+  screen.stop();
+  return conclude(run, view, ends, stopped, api, choices, out);
+}
+
+function startContext(run: SuiteRun, part: number, api: AssayApi, choices: RunChoices, screen: Screen, signal: AbortSignal): StartContext {
+  return {
+    api,
+    shownAs: run.shownAs,
+    problemAt: (at, message) => run.problemAt(part, at, message),
+    local: run.local,
+    env: run.env,
+    concurrency: choices.concurrency,
+    beatIntervalMs: choices.beatIntervalMs,
+    log: (line) => screen.error(line),
+    signal,
+  };
+}
+
+function waitingLine(name: string, label: string, timeoutMs: number): string {
+  return `${name}: batch${label} waits for a slot: this organization runs as many batches as it may at once (3); waiting up to ${duration(timeoutMs)}`;
+}
+
+/** Why the next batch did not start, said once; the exit code it deserves. */
+function notStarted(error: unknown, run: SuiteRun, part: number, timeoutMs: number, out: Output): number {
+  const left = run.parts.slice(part).flatMap((body) => (body.cases as Array<{ id: string }>).map((evalCase) => evalCase.id));
+  const which = run.parts.length > 1 ? ` ${part + 1}/${run.parts.length}` : '';
+  const cases = `its cases did not run (${left.slice(0, 10).join(', ')}${left.length > 10 ? ` and ${left.length - 10} more` : ''})`;
+  if (error instanceof WaitedTooLong) {
+    out.error(
+      `${run.shownAs}: batch${which} could not start: no slot came free within --wait-timeout ${duration(timeoutMs)} (${error.message}); ${cases}. Run it again later, or give a longer --wait-timeout.`,
+    );
+    return EXIT.failed;
+  }
+  if (!(error instanceof StartRefused)) throw error;
+  out.error(error.message);
+  if (part > 0) out.error(`${run.shownAs}: batch${which} and those after it did not start; ${cases}.`);
+  return error.exit;
+}
+
+export function duration(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+interface FollowContext {
+  view: SuiteView;
+  screen: Screen;
+  out: Output;
+  local: boolean;
+  signal: AbortSignal;
+}
+
+/** Follows one batch of the suite to its end, showing the suite's progress on each read. */
+async function follow(api: AssayApi, started: StartedBatch, part: number, context: FollowContext): Promise<Followed> {
+  const { view, screen, signal } = context;
+  const { batchId } = started;
+  let batch: BatchView | null = null;
+  let lost: string | null = null;
+  try {
+    batch = await followBatch(api, batchId, (update) => screen.update(part, update, view), signal);
+  } catch (error) {
+    if (!(error instanceof ServerUnreachable || error instanceof ApiRefusal)) throw error;
+    lost = `Lost the batch ${batchId}: ${error.message}`;
+  }
+  // A local batch ends when its runner has reported every trial and finished it (cancelled on Ctrl-C).
+  if (started.done) await localRunnerEnded(started.done, batchId, context.out);
+  if (lost !== null) return { state: 'lost', message: lost };
+  if (batch) return { state: 'ended' };
+  if (!context.local) return { state: 'interrupted', batchId };
+  // The runner finished the batch as cancelled: show what its finished trials measured.
+  const cancelled = await followBatch(api, batchId, () => undefined, AbortSignal.timeout(CANCELLED_READ_MS)).catch(() => null);
+  if (cancelled) view.update(part, cancelled);
+  return { state: 'cancelled', batchId };
+}
 
 /**
  * Waits for the local runner; one that stopped on an error (the server gave up on the batch, or
@@ -98,69 +182,61 @@ async function localRunnerEnded(done: Promise<{ cancelled: boolean }>, batchId: 
   }
 }
 
-async function startOnServer(suite: PreparedSuite, api: AssayApi): Promise<{ batchId: string; done: null }> {
-  const answer = await api.call('evals.batches.start', suite.body, triggerHeaders(process.env));
-  if (answer.status === 200) return { batchId: (answer.body as { id: string }).id, done: null };
-  throw refusal(suite, new ApiRefusal('evals.batches.start', answer.status, answer.body));
-}
-
-async function startHere(
-  suite: PreparedSuite,
-  api: AssayApi,
-  choices: RunChoices,
-  out: Output,
-  signal: AbortSignal,
-): Promise<{ batchId: string; done: Promise<{ cancelled: boolean }> }> {
-  const { values, missing } = localEnvironment(suite.env, process.env);
-  if (missing.length > 0) {
-    throw new StartRefused(
-      EXIT.usage,
-      `${suite.file.shownAs}: env names ${missing.join(', ')}, which this environment does not set; set them or remove them from env.`,
+function conclude(run: SuiteRun, view: SuiteView, ends: Followed[], stopped: number | null, api: AssayApi, choices: RunChoices, out: Output): SuiteOutcome {
+  const lost = ends.flatMap((end) => (end.state === 'lost' ? [end.message] : []));
+  for (const message of lost) out.error(message);
+  const interrupted = ends.flatMap((end) => (end.state === 'interrupted' ? [end.batchId] : []));
+  const cancelled = ends.flatMap((end) => (end.state === 'cancelled' ? [end.batchId] : []));
+  for (const batchId of cancelled)
+    out.error(`Interrupted: batch ${batchId} was finished as cancelled; its finished trials were reported, the others are void.`);
+  if (interrupted.length > 0) {
+    const batches = interrupted.map((batchId) => `batch ${batchId}`).join(', ');
+    out.error(
+      `Interrupted: stopped following ${batches}. ${interrupted.length === 1 ? 'It goes' : 'They go'} on on the server: ${api.url}/#/batches/${interrupted[0]}`,
     );
+    return { exit: EXIT.interrupted, batches: [], view: null };
   }
-  try {
-    const local = await startLocalBatch({
-      api,
-      body: suite.body,
-      headers: triggerHeaders(process.env),
-      concurrency: choices.concurrency,
-      env: values,
-      signal,
-      beatIntervalMs: choices.beatIntervalMs,
-      log: (line) => out.error(line),
-    });
-    return { batchId: local.batchId, done: local.done };
-  } catch (error) {
-    // The runner library speaks of its calls in its own terms; the CLI answers them as it answers evals.batches.start.
-    if (error instanceof RunnerRefusal) throw refusal(suite, new ApiRefusal(error.operation, error.status, error.body));
-    if (error instanceof RunnerUnavailable && !error.reached) throw new ServerUnreachable(error.message);
-    if (error instanceof RunnerUnavailable) throw new StartRefused(EXIT.failed, `${suite.file.shownAs}: the batch could not start: ${error.message}`);
-    throw error;
-  }
+  const batches = view.batches();
+  if (lost.length > 0) return { exit: EXIT.usage, batches, view: null };
+  const nothingToRetry = run.retry !== undefined && run.parts.length === 0;
+  if (batches.length === 0 && !nothingToRetry && stopped === null && cancelled.length === 0) out.error('Interrupted: no batch was started.');
+  if (batches.length === 0 && !nothingToRetry) return { exit: cancelled.length > 0 ? EXIT.interrupted : (stopped ?? EXIT.interrupted), batches, view: null };
+  const summary = run.retry ? run.retry.merge(batches) : view.asOne();
+  const lines = summaryLines({ name: run.name, batches, view: summary, retryOf: run.retry?.batchId ?? null, url: api.url, failOn: choices.failOn, k: run.k });
+  for (const line of lines) out.line(line);
+  if (cancelled.length > 0) return { exit: EXIT.interrupted, batches, view: summary };
+  const gate = gateExit(summary, choices.failOn);
+  return { exit: stopped === null ? gate : worstExit([gate, stopped]), batches, view: summary };
 }
 
 /**
- * What the user must fix (the body, the key) is 2, like an invalid file; a server that will not
- * run the batch now (three already running) is 1, the batch could not run.
+ * The progress view of a suite: lines said before the first progress is drawn go straight
+ * out; after it, through the display, so bars are not broken.
  */
-function refusal(suite: PreparedSuite, error: ApiRefusal): StartRefused {
-  const issues = (error.body as { issues?: Array<{ path: Array<string | number>; message: string }> } | null)?.issues;
-  if (error.status === 400 && issues) return new StartRefused(EXIT.usage, issues.map((issue) => suite.file.problem(issue.path, issue.message)).join('\n'));
-  const message = (error.body as { message?: string } | null)?.message ?? error.message;
-  if (error.status === 400) return new StartRefused(EXIT.usage, `${suite.file.shownAs}: the server refused the suite: ${message}`);
-  if (error.status === 401) return new StartRefused(EXIT.usage, `The server refused the API key: ${message} Pass a valid key with --key or ASSAY_API_KEY.`);
-  if (error.status === 403) return new StartRefused(EXIT.usage, `${message} Use a key with evals:write and evals:read.`);
-  return new StartRefused(EXIT.failed, `${suite.file.shownAs}: the batch could not start: ${error.message}`);
-}
+class Screen {
+  private drawing = false;
 
-function printSummary(suite: PreparedSuite, batch: BatchView, url: string, failOn: FailOn, out: Output): void {
-  out.line('');
-  out.line(`${suite.name}: batch ${batch.id} ${batch.status}${batch.failure ? `: ${batch.failure}` : ''}`);
-  out.line(summaryTable(batch, suite.trials));
-  const failing = failingCases(batch, url, failOn === 'strict');
-  if (failing) {
-    out.line('');
-    out.line('Failing cases:');
-    out.line(failing);
+  constructor(
+    private readonly display: ProgressDisplay,
+    private readonly out: Output,
+  ) {}
+
+  say(line: string): void {
+    if (this.drawing) this.display.log(line);
+    else this.out.line(line);
+  }
+
+  error(line: string): void {
+    this.out.error(line);
+  }
+
+  update(part: number, batch: BatchView, view: SuiteView): void {
+    view.update(part, batch);
+    this.drawing = true;
+    this.display.update(view.withPending());
+  }
+
+  stop(): void {
+    this.display.stop();
   }
 }

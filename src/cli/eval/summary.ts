@@ -108,6 +108,9 @@ export function failureTail(trial: TrialView): string[] {
   return lines.length > 0 ? lines : ['failed'];
 }
 
+const seeIt = (url: string, runId: string) =>
+  `    see it: curl -s -X POST ${url}/v1/evals.runs.get -H "authorization: Bearer $ASSAY_API_KEY" -H 'content-type: application/json' -d '{"id": "${runId}"}'`;
+
 /** The runs with a failed trial (and, under `strict`, a void one), each with its tail and the command to read it. */
 export function failingCases(batch: BatchView, url: string, includeVoid: boolean): string {
   const labels = new Map(groupByVariant(batch.runs).flatMap((group) => group.runs.map((run) => [run.id, group.label] as const)));
@@ -115,16 +118,43 @@ export function failingCases(batch: BatchView, url: string, includeVoid: boolean
   for (const run of batch.runs) {
     const bad = run.trials.filter((trial) => trial.status === 'failed' || (includeVoid && trial.status === 'void'));
     if (bad.length === 0 && run.status !== 'failed') continue;
-    const lines = [`✗ ${run.case.id} on ${labels.get(run.id) ?? run.variant.id} (${run.id})`];
+    const ids = run.retriedIn ? [run.id, run.retriedIn] : [run.id];
+    const lines = [`✗ ${run.case.id} on ${labels.get(run.id) ?? run.variant.id} (${ids.join(', ')})`];
     if (run.status === 'failed') lines.push(`    run failed: ${run.failure ?? 'no reason recorded'}`);
     for (const trial of bad) {
       lines.push(`    trial ${trial.ordinal} ${trial.status}:`);
       lines.push(...failureTail(trial).map((line) => `      ${line}`));
     }
-    lines.push(
-      `    see it: curl -s -X POST ${url}/v1/evals.runs.get -H "authorization: Bearer $ASSAY_API_KEY" -H 'content-type: application/json' -d '{"id": "${run.id}"}'`,
-    );
+    lines.push(...ids.map((id) => seeIt(url, id)));
     blocks.push(lines.join('\n'));
   }
   return blocks.join('\n');
+}
+
+const CASES_SHOWN = 5;
+
+/**
+ * The void trials' reasons, one line per reason with how many trials gave it and the cases
+ * they were of, most frequent first: what broke, whatever the gate.
+ */
+export function voidReasons(batch: BatchView): string {
+  const reasons = new Map<string, { trials: number; cases: Set<string> }>();
+  for (const run of batch.runs) {
+    for (const trial of run.trials) {
+      if (trial.status !== 'void') continue;
+      const reason = trial.failure ?? 'no reason recorded';
+      const entry = reasons.get(reason) ?? { trials: 0, cases: new Set<string>() };
+      entry.trials += 1;
+      entry.cases.add(run.case.id);
+      reasons.set(reason, entry);
+    }
+  }
+  return [...reasons.entries()]
+    .sort(([, a], [, b]) => b.trials - a.trials)
+    .map(([reason, { trials, cases }]) => {
+      const ids = [...cases];
+      const more = ids.length > CASES_SHOWN ? ` and ${ids.length - CASES_SHOWN} more` : '';
+      return `  ${trials} × ${reason} (${ids.slice(0, CASES_SHOWN).join(', ')}${more})`;
+    })
+    .join('\n');
 }
