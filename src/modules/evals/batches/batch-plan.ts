@@ -3,6 +3,7 @@ import type { EvalCase, EvalSuite, VariantDefinition } from '#shared/eval-defini
 import { DEFAULT_TIMEOUT_MS, validatorText } from '#shared/eval-definitions';
 import { definitionHash, definitionParts, profileVersion, renderPrompt, variantId, variantIdentity } from '../shared/identity';
 import type { PlannedRun, RunSetup } from './batch.events';
+import type { PromptReference } from './prompt-references';
 import type { BatchPlan } from './start-rules';
 
 export interface PlannedBatch {
@@ -12,8 +13,8 @@ export interface PlannedBatch {
   parts: Map<string, Array<[string, string]>>;
 }
 
-/** Gives every run and trial of a plan its ids, hashes and recorded set-up. */
-export function planBatch(plan: BatchPlan, organization: string, now: Date, defaultUserModel: string): PlannedBatch {
+/** Gives every run and trial of a plan its ids, hashes and recorded set-up (with the prompt versions its suite prompt named). */
+export function planBatch(plan: BatchPlan, organization: string, now: Date, defaultUserModel: string, prompts: readonly PromptReference[] = []): PlannedBatch {
   const batchId = newId('bat', now.getTime());
   const parts = new Map<string, Array<[string, string]>>();
   const runs: PlannedRun[] = [];
@@ -24,6 +25,10 @@ export function planBatch(plan: BatchPlan, organization: string, now: Date, defa
     for (const variant of plan.variants) {
       runs.push(planRun(plan, organization, evalCase, variant, userModel, definitionHash(caseParts), now));
     }
+  }
+  if (prompts.length > 0) {
+    const named = prompts.map((reference) => ({ prompt: `${reference.promptId}@${reference.version}`, channel: reference.channel ?? null }));
+    for (const run of runs) run.setup.prompts = named;
   }
   return { batchId, runs, parts };
 }

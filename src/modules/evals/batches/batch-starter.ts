@@ -32,7 +32,7 @@ export interface StartRequest {
   context: CommandContext;
   /** Started by a local runner (runner.batches.start): its `local` variants are the runner's to run. */
   local?: boolean;
-  /** The `{{prompt:ID@VERSION}}` the suite prompt named, resolved at start. */
+  /** The `{{prompt:ID@VERSION}}` and `{{prompt:ID@CHANNEL}}` the suite prompt named, resolved at start. */
   promptReferences?: PromptReference[];
 }
 
@@ -66,7 +66,7 @@ export class BatchStarter {
     await this.checkReplays(request.plan, original.context.caller.organization);
     const { context } = request;
     const organization = context.caller.organization;
-    const planned = planBatch(request.plan, organization, context.now, this.policy.defaultUserModel);
+    const planned = planBatch(request.plan, organization, context.now, this.policy.defaultUserModel, request.promptReferences);
     if (request.idempotency) {
       const earlier = await this.claimKey(request, request.idempotency, planned.batchId);
       if (earlier) return earlier;

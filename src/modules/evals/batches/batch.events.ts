@@ -16,6 +16,11 @@ export interface RunSetup {
   validatorFiles: Array<{ path: string; content: string }>;
   /** The recorded batch whose model calls answered this run's (the variant's profile.replay); absent: none. */
   replayOf?: { batchId: string; mode: 'fallback' | 'strict' };
+  /**
+   * The prompt versions the suite prompt named, as `ID@N` (a `{{prompt:ID@CHANNEL}}` as the version
+   * the channel pointed at when the batch started, and the channel it was named by); absent: none.
+   */
+  prompts?: Array<{ prompt: string; channel: string | null }>;
 }
 
 export interface PlannedRun {
@@ -50,8 +55,8 @@ export type BatchStarted = DomainEvent<
     idempotencyKey: string | null;
     /** Started by a local runner (runner.batches.start); absent in batches started before it existed. */
     local?: boolean;
-    /** The prompt versions the suite prompt named (`{{prompt:ID@VERSION}}`), resolved at start; absent when none. */
-    prompts?: Array<{ promptId: string; version: number }>;
+    /** The prompt versions the suite prompt named (`{{prompt:ID@VERSION}}`, or `@CHANNEL` with the channel), resolved at start; absent when none. */
+    prompts?: Array<{ promptId: string; version: number; channel?: string }>;
   }
 >;
 
