@@ -7,6 +7,7 @@ import { PERMISSIONS } from '#shared/permissions';
 
 const USAGE = `Usage: assay <command>
 
+  init                                    write a first suite (evals/) and a GitHub Actions workflow here
   serve                                   serve the API (HOST, PORT, ASSAY_DATA_DIR, ...)
   eval FILE... [options]                  run suite files against a server (or this machine with --local),
                                           follow them and gate on the result; see "assay eval --help"
@@ -46,6 +47,12 @@ interface CommandModule {
  * each command load nothing of the others (`eval` alone takes half a second to load).
  */
 const LAZY_COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  init: async () => {
+    const { InitUsage, registerInitCommand } = await import('./cli/init/init-command');
+    const refusal = (error: unknown) =>
+      error instanceof InitUsage ? { text: `assay init: ${error.message}\nRun "assay init --help" for its options.\n`, code: 64 } : null;
+    return { register: registerInitCommand, refusal };
+  },
   eval: async () => {
     const [{ isEvalUsage, registerEvalCommand }, { EXIT }] = await Promise.all([import('./cli/eval/eval-command'), import('./cli/eval/exit-codes')]);
     const refusal = (error: unknown) =>
