@@ -3,9 +3,10 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# npm ci runs the package's prepare step, which finds no sources here yet and builds nothing.
+COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.validator.json nest-cli.json ./
-COPY scripts ./scripts
 COPY viewer ./viewer
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
