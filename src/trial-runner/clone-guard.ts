@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPrivateAddress, repositoryLocation, RepositoryPolicy, repositoryUrlProblem } from './repository-urls';
+import { CloneHost, isPrivateAddress, repositoryLocation, RepositoryPolicy, repositoryUrlProblem } from './repository-urls';
 import { TrialVoid } from './trial-verdict';
 
 /** Every address a host name resolves to (A and AAAA), as the system resolver answers. */
@@ -15,8 +15,13 @@ export const systemLookup: HostLookup = async (host) => (await lookup(host, { al
  * for redirects and submodules), no redirects at all, and curl connecting to the addresses
  * just resolved (so a second lookup cannot answer otherwise).
  */
-export async function guardedCloneEnv(url: string, policy: RepositoryPolicy, lookupHost: HostLookup): Promise<Record<string, string>> {
-  const problem = repositoryUrlProblem(url, policy);
+export async function guardedCloneEnv(
+  url: string,
+  policy: RepositoryPolicy,
+  lookupHost: HostLookup,
+  host: CloneHost = 'server',
+): Promise<Record<string, string>> {
+  const problem = repositoryUrlProblem(url, policy, host);
   if (problem !== null) throw new TrialVoid(`the repository url ${problem}`, ['source']);
   const location = repositoryLocation(url);
   const config: Array<[string, string]> = [

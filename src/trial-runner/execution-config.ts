@@ -118,8 +118,16 @@ export const EMPTY_EXECUTION_CONFIG: ExecutionConfig = {
 };
 
 /** Reads and validates the configuration once at start; null means no file (built-ins only). */
-export function loadExecutionConfig(file: string | null): ExecutionConfig {
-  if (file === null) return EMPTY_EXECUTION_CONFIG;
+/**
+ * What a setting left out means where the config is read. On the user's own machine (the command
+ * line's local mode) its repositories are the user's: `repositories.allowLocal` defaults to true.
+ */
+export interface ConfigDefaults {
+  allowLocal?: boolean;
+}
+
+export function loadExecutionConfig(file: string | null, defaults: ConfigDefaults = {}): ExecutionConfig {
+  if (file === null) return parseExecutionConfig({}, 'execution config', defaults);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -135,7 +143,7 @@ export function loadExecutionConfig(file: string | null): ExecutionConfig {
       .replace(/:$/, '');
     throw new ExecutionConfigError(file, '', `is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${first}`);
   }
-  return parseExecutionConfig(value ?? {}, file);
+  return parseExecutionConfig(value ?? {}, file, defaults);
 }
 
 const TOP_KEYS = [
@@ -155,7 +163,7 @@ const TOP_KEYS = [
 ];
 
 /** Validates an already parsed configuration; `source` names it in errors. */
-export function parseExecutionConfig(value: unknown, source = 'execution config'): ExecutionConfig {
+export function parseExecutionConfig(value: unknown, source = 'execution config', defaults: ConfigDefaults = {}): ExecutionConfig {
   const shape = new ConfigShape(source);
   const top = shape.object(value, '', TOP_KEYS);
   const config: ExecutionConfig = {
@@ -166,7 +174,7 @@ export function parseExecutionConfig(value: unknown, source = 'execution config'
     hiddenPaths: hiddenPaths(shape, top.hiddenPaths),
     limits: trialLimits(shape, top.limits),
     allowUnsandboxed: optionalBoolean(shape, top.allowUnsandboxed, 'allowUnsandboxed') ?? false,
-    repositories: repositoryPolicy(shape, top.repositories),
+    repositories: repositoryPolicy(shape, top.repositories, defaults.allowLocal ?? false),
     ...providerSettings(shape, top),
     gateway: gatewaySettings(shape, top.gateway),
   };

@@ -6,11 +6,11 @@ import { ConfigShape, optionalBoolean } from './config-shape';
  * processes, which can read the data directory, the master key file and reach the API on
  * loopback) and the `repositories` block (which source URLs a trial may clone).
  */
-export function repositoryPolicy(shape: ConfigShape, value: unknown): RepositoryPolicy {
+export function repositoryPolicy(shape: ConfigShape, value: unknown, allowLocalByDefault = false): RepositoryPolicy {
   const fields = value == null ? {} : shape.object(value, 'repositories', ['allowSsh', 'allowLocal', 'allowPrivateHosts']);
   return {
     allowSsh: optionalBoolean(shape, fields.allowSsh, 'repositories.allowSsh') ?? false,
-    allowLocal: optionalBoolean(shape, fields.allowLocal, 'repositories.allowLocal') ?? false,
+    allowLocal: optionalBoolean(shape, fields.allowLocal, 'repositories.allowLocal') ?? allowLocalByDefault,
     allowPrivateHosts: optionalBoolean(shape, fields.allowPrivateHosts, 'repositories.allowPrivateHosts') ?? false,
   };
 }

@@ -1,4 +1,6 @@
 import { BlockList, isIP } from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Which repositories a case's `source.url` may name. A trial clones on the server's host, so
@@ -70,18 +72,51 @@ function normalHost(authority: string): { host: string; port: number | null } | 
   }
 }
 
+/**
+ * Where trials clone: on the server, or on the user's own machine (the command line's local
+ * mode). Messages name the place and whose ASSAY_CONFIG holds the rule.
+ */
+export type CloneHost = 'server' | 'local';
+
+const place = (host: CloneHost) =>
+  host === 'server'
+    ? { on: 'the server itself', allows: 'this server does not allow', config: "the server's ASSAY_CONFIG" }
+    : { on: 'this machine', allows: "this machine's ASSAY_CONFIG does not allow", config: 'it' };
+
 /** Why `url` may not be cloned under `policy`, judged from its text alone; null when it may. */
-export function repositoryUrlProblem(url: string, policy: RepositoryPolicy): string | null {
+export function repositoryUrlProblem(url: string, policy: RepositoryPolicy, host: CloneHost = 'server'): string | null {
   const location = repositoryLocation(url);
   if ('refused' in location) return location.refused;
+  const where = place(host);
   if (location.transport === 'file' && !policy.allowLocal) {
-    return 'names a repository on the server itself (a path or file://), which is not allowed; use https://';
+    return `names a repository on ${where.on} (a path or file://), which ${where.allows}: set repositories.allowLocal: true in ${where.config}, or use https://`;
   }
-  if (location.transport === 'ssh' && !policy.allowSsh) return 'uses ssh, which this server does not allow; use https://';
+  if (location.transport === 'file') {
+    const local = localRepositoryPath(url);
+    if ('refused' in local) return local.refused;
+  }
+  if (location.transport === 'ssh' && !policy.allowSsh)
+    return `uses ssh, which ${where.allows}: set repositories.allowSsh: true in ${where.config}, or use https://`;
   if (location.host !== null && !policy.allowPrivateHosts && isPrivateHost(location.host)) {
-    return `names ${location.host}, a loopback, link-local or private address, which is not allowed`;
+    return `names ${location.host}, a loopback, link-local or private address, which ${where.allows} (repositories.allowPrivateHosts in ${where.config})`;
   }
   return null;
+}
+
+/**
+ * The absolute path a local repository URL (a path, or `file://`) names. A relative path would be
+ * read from the trial's empty workspace, so it is refused rather than left to fail.
+ */
+export function localRepositoryPath(url: string): { path: string } | { refused: string } {
+  if (/^file:\/\//i.test(url)) {
+    try {
+      return { path: path.resolve(fileURLToPath(url)) };
+    } catch {
+      return { refused: 'is a file:// URL of another host; give file:///absolute/path or the absolute path' };
+    }
+  }
+  if (!path.isAbsolute(url)) return { refused: `is a relative path; give the repository's absolute path (a clone starts in an empty workspace)` };
+  return { path: path.resolve(url) };
 }
 
 /** `localhost` names, and literal addresses outside the public internet. */

@@ -161,6 +161,7 @@ function runnerWithDriver(dataDir: string, driver: SandboxDriver): Pick<SandboxT
   const settings = {
     dataDir,
     trialsRoot,
+    hiddenPaths: [dataDir, trialsRoot],
     config: parseExecutionConfig({ sandboxes: { sandbox_kind_1: { driver: driver.name } }, allowUnsandboxed: true }),
     outputCapBytes: 65536,
     verifyTimeoutMs: 10_000,

@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { HostLookup, systemLookup } from './clone-guard';
+import type { CloneHost } from './repository-urls';
 import { EMPTY_EXECUTION_CONFIG, ExecutionConfig, SandboxDriverName } from './execution-config';
 import { GatewayGrant, sharedModelGateway } from './gateway/model-gateway';
 import { AgentRun, HarnessPlan, resolveHarness } from './harness/harness-driver';
@@ -71,6 +72,8 @@ export interface TrialRunnerOptions {
   clock?: Clock;
   /** ASSAY_AGENTS_DIR: where built-in agents are installed, once per version; default `<dataDir>/agents`. */
   agentsDir?: string;
+  /** Where the trials run: `local` in the command line's local mode, on the user's machine; default the server. Messages name the place. */
+  runsOn?: CloneHost;
 }
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 65_536;
@@ -84,9 +87,11 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
   const trialsRoot = path.resolve(options.trialsRoot ?? path.join(tmpdir(), 'assay-trials'));
   if (isInside(trialsRoot, dataDir)) throw new Error(`the trials directory ${trialsRoot} must be outside the data directory ${dataDir}`);
   const config = options.config ?? EMPTY_EXECUTION_CONFIG;
+  const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   const settings: RunnerSettings = {
     dataDir,
     trialsRoot,
+    hiddenPaths: hidden,
     config,
     outputCapBytes: options.outputCapBytes ?? DEFAULT_OUTPUT_CAP_BYTES,
     verifyTimeoutMs: options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
@@ -94,12 +99,12 @@ export function createTrialRunner(options: TrialRunnerOptions): TrialRunner {
     installTimeoutMs: options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS,
     cloneTimeoutMs: options.cloneTimeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     lookupHost: options.lookupHost ?? systemLookup,
+    runsOn: options.runsOn ?? 'server',
     logger: options.logger ?? null,
     clock: options.clock ?? systemClock,
     artifactSealer: options.artifactSealer ?? null,
     agentInstaller: new AgentInstaller(path.resolve(options.agentsDir ?? path.join(dataDir, 'agents')), options.installTimeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS),
   };
-  const hidden = [dataDir, ...config.hiddenPaths, ...(options.hiddenPaths ?? []), trialsRoot];
   return new SandboxTrialRunner(settings, { bubblewrap: new BubblewrapDriver(hidden), process: processDriver });
 }
 

@@ -63,11 +63,20 @@ describe('TrialRunner: workspace source', () => {
 
   it('voids the trial with a one-line failure when the repo cannot be cloned', async () => {
     const { runner } = testRunner(dirs);
-    const outcome = await runner.run(trialSpec({ source: { kind: 'repo', url: '/nonexistent/assay-repo.git', ref: null } }));
+    // A directory that is no repository: git itself says so.
+    const notARepository = dirs.make('assay-not-a-repo-');
+    const outcome = await runner.run(trialSpec({ source: { kind: 'repo', url: notARepository, ref: null } }));
     expect(outcome).toMatchObject({ status: 'void', voidFields: ['source'], serviceFault: false, exitCode: null });
-    expect(outcome.failure).toMatch(/^git clone of \/nonexistent\/assay-repo\.git failed: fatal: .*does not exist/);
+    expect(outcome.failure).toMatch(new RegExp(`^git clone of ${notARepository} failed: fatal: .*does not exist`));
     expect(outcome.failure).not.toContain('\n');
     expect(outcome.trajectory).toHaveLength(1);
+  });
+
+  it('voids the trial before any git command when the local repository does not exist, naming the place', async () => {
+    const { runner } = testRunner(dirs);
+    const outcome = await runner.run(trialSpec({ source: { kind: 'repo', url: '/nonexistent/assay-repo.git', ref: null } }));
+    expect(outcome).toMatchObject({ status: 'void', voidFields: ['source'], serviceFault: false, trajectory: [] });
+    expect(outcome.failure).toBe('the repository /nonexistent/assay-repo.git does not exist on the server');
   });
 
   it('voids the trial when the ref does not exist', async () => {

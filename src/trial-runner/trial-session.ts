@@ -1,4 +1,5 @@
 import type { HostLookup } from './clone-guard';
+import type { CloneHost } from './repository-urls';
 import type { ExecutionConfig } from './execution-config';
 import { OutputCollector, Redactor } from './output/captured-output';
 import { LimitHit, limitHit } from './limit-hits';
@@ -40,6 +41,8 @@ export interface TrialLogger {
 export interface RunnerSettings {
   dataDir: string;
   trialsRoot: string;
+  /** What no trial sees, whatever its driver: the data directory, the trials root, the operator's and the caller's hidden paths. */
+  hiddenPaths: readonly string[];
   config: ExecutionConfig;
   outputCapBytes: number;
   verifyTimeoutMs: number;
@@ -52,6 +55,8 @@ export interface RunnerSettings {
   logger: TrialLogger | null;
   /** Where the trial's times come from. */
   clock: Clock;
+  /** Where the trials run: the server, or the user's machine in local mode (messages name it). Default: the server. */
+  runsOn?: CloneHost;
   /** Installs the built-in agents (ASSAY_AGENTS_DIR); absent: a trial of one is voided, saying so. */
   agentInstaller?: AgentInstaller;
   /** Absent or null: artifacts are kept unencrypted (a runner without keys). */
@@ -66,8 +71,10 @@ export interface StepOptions {
   display?: string;
   /** Bytes of the output's end kept beyond the cap (for reading usage). */
   tailBytes?: number;
-  /** The clone reads from the host and the network; every other step gets the trial's own. */
+  /** The clone reaches the network (and reads a local repository, bound read-only): it gets a sandbox of its own. */
   cloneAccess?: boolean;
+  /** Host directories the step reads, bound read-only (a local repository, for the clone). */
+  readOnlyPaths?: readonly string[];
 }
 
 export interface StepResult extends CommandResult {
@@ -176,15 +183,15 @@ export class TrialSession {
       trialDir: this.directory.root,
       workspace: this.directory.workspace,
       network: options.cloneAccess === true || this.sandbox.network,
-      privateTmp: options.cloneAccess !== true,
       user: this.sandbox.user,
       limits: this.settings.config.limits,
       gateway: this.gatewayMounts(),
       agent: this.agentInstall,
+      readOnly: options.readOnlyPaths ?? [],
     };
     const command = launchOptions.network || launchOptions.gateway === null ? given : forwardingFirst(given, this.gateway?.port ?? 0);
     const stdin = options.stdin ?? null;
-    const session = fitsSession(command, options.env) && launchOptions.privateTmp ? await this.session() : null;
+    const session = fitsSession(command, options.env) && options.cloneAccess !== true ? await this.session() : null;
     if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });
     const launch = this.sandbox.driver.launch(command, launchOptions);
     return runCommand({ launch, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector, clock: this.settings.clock });
@@ -210,7 +217,6 @@ export class TrialSession {
       trialDir: this.directory.root,
       workspace: this.directory.workspace,
       network: this.sandbox.network,
-      privateTmp: true,
       user: this.sandbox.user,
       limits: this.settings.config.limits,
       gateway: this.gatewayMounts(),

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CacheSpec } from '#shared/eval-definitions';
 import { guardedCloneEnv } from './clone-guard';
+import { localRepository } from './local-repository';
 import type { HarnessPlan } from './harness/harness-driver';
 import { shellQuote } from './harness/harness-driver';
 import type { StepResult, TrialSession } from './trial-session';
@@ -59,20 +60,23 @@ async function writeFiles(workspace: string, files: Record<string, string>, fiel
  * `git clone` then `git checkout <ref>` (a branch, a tag or a commit), both in the sandbox: the
  * URL is the case's, so the clone must not read what the sandbox hides (a `file://` URL into the
  * data directory). It may use the network and read the host's /tmp, where other trials'
- * directories stay hidden. A clone that fails is the case's fault, not the service's.
+ * directories stay hidden, and a local repository bound read-only (local-repository.ts). A clone
+ * that fails is the case's fault, not the service's.
  */
 async function cloneRepository(session: TrialSession, url: string, ref: string | null): Promise<void> {
   if (url.startsWith('-') || ref?.startsWith('-')) throw new TrialVoid('the repository url and ref must not start with "-"', ['source']);
-  const { config, lookupHost } = session.settings;
-  const pinned = await guardedCloneEnv(url, config.repositories, lookupHost);
+  const { config, lookupHost, runsOn } = session.settings;
+  const pinned = await guardedCloneEnv(url, config.repositories, lookupHost, runsOn);
   const env = { ...session.baseEnv(), GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: await cloneConfig(session), ...pinned };
   const timeoutMs = session.settings.cloneTimeoutMs;
   const shown = withoutCredentials(url);
-  const clone = await session.step(`git clone --quiet -- ${shellQuote(url)} .`, {
+  const local = await localRepository(session, url, shown);
+  const clone = await session.step(`git clone --quiet -- ${shellQuote(local ?? url)} .`, {
     env,
     timeoutMs,
     display: `git clone --quiet -- ${shellQuote(shown)} .`,
     cloneAccess: true,
+    readOnlyPaths: local === null ? [] : [local],
   });
   if (clone.timedOut) throw new TrialVoid(`git clone of ${shown} timed out after ${timeoutMs} ms`, ['source']);
   if (clone.limit !== null) throw new TrialVoid(`git clone of ${shown} hit a limit: ${clone.limit.reason}`, ['source']);

@@ -170,12 +170,14 @@ class LocalBatch {
     // Agents are kept across local runs (installing one takes up to minutes): the user's cache, unless ASSAY_AGENTS_DIR says.
     const agentsDir =
       process.env.ASSAY_AGENTS_DIR?.trim() || path.join(process.env.XDG_CACHE_HOME?.trim() || path.join(homedir(), '.cache'), 'assay', 'agents');
-    this.runner = createTrialRunner({ dataDir, trialsRoot, config: this.config(), outputCapBytes, agentsDir });
+    this.runner = createTrialRunner({ dataDir, trialsRoot, config: this.config(), outputCapBytes, agentsDir, runsOn: 'local' });
     return this.runner;
   }
 
+  /** The user's own machine: their repositories (paths, file://) may be cloned unless their ASSAY_CONFIG says otherwise. */
   private config(): ExecutionConfig {
-    this.executionConfig ??= this.options.config ?? loadExecutionConfig(process.env.ASSAY_CONFIG ? path.resolve(process.env.ASSAY_CONFIG) : null);
+    const file = process.env.ASSAY_CONFIG ? path.resolve(process.env.ASSAY_CONFIG) : null;
+    this.executionConfig ??= this.options.config ?? loadExecutionConfig(file, { allowLocal: true });
     return this.executionConfig;
   }
 

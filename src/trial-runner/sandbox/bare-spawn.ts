@@ -28,7 +28,6 @@ export async function bareSpawn(
     trialDir: workspace,
     workspace,
     network: options.network ?? false,
-    privateTmp: true,
     user: null,
     limits: DEFAULT_TRIAL_LIMITS,
   });

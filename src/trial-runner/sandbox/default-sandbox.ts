@@ -41,7 +41,7 @@ function probeBubblewrap(): Promise<DefaultSandbox> {
   const directory = mkdtempSync(path.join(tmpdir(), 'assay-probe-'));
   const user = runsAsRoot() ? { uid: FIRST_TRIAL_UID, gid: FIRST_TRIAL_UID } : null;
   if (user !== null) chownSync(directory, user.uid, user.gid);
-  const options = { trialDir: directory, workspace: directory, network: false, privateTmp: true, user, limits: DEFAULT_TRIAL_LIMITS };
+  const options = { trialDir: directory, workspace: directory, network: false, user, limits: DEFAULT_TRIAL_LIMITS };
   const launch = new BubblewrapDriver([]).launch('true', options);
   const args = launch.args.filter((arg, index, all) => arg !== '--json-status-fd' && all[index - 1] !== '--json-status-fd');
   return new Promise((resolve) => {

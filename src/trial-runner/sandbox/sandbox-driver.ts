@@ -17,8 +17,6 @@ export interface SandboxLaunchOptions {
   trialDir: string;
   workspace: string;
   network: boolean;
-  /** False only for the clone, which may read a repository from the host's /tmp. */
-  privateTmp: boolean;
   /** The unprivileged user the command runs as; null when the server itself is not root. */
   user: TrialUser | null;
   limits: TrialLimits;
@@ -26,6 +24,8 @@ export interface SandboxLaunchOptions {
   gateway?: { socket: string; forwarder: string } | null;
   /** A built-in agent's install on the host, bound read-only at AGENT_MOUNT. */
   agent?: string | null;
+  /** Host directories bound read-only at their own path (a local repository, for its clone); each passed readableProblem. */
+  readOnly?: readonly string[];
 }
 
 /** Where a bubblewrap sandbox sees its built-in agent's install (read-only). */
@@ -101,7 +101,7 @@ export class BubblewrapDriver implements SandboxDriver {
    */
   sessionLaunch(options: SandboxLaunchOptions, controlDir: string): SandboxLaunch | null {
     const { user } = options;
-    if (user === null || !options.privateTmp) return null;
+    if (user === null) return null;
     const supervisor = ['/bin/sh', '-c', SUPERVISOR, 'assay-session', String(user.uid), String(user.gid), options.workspace, setprivPath(), controlDir];
     const args = [...this.sandboxArgs(options), '--', ...limitsCommand(options), '--', ...supervisor];
     return { file: findHostTool('bwrap') ?? 'bwrap', args, cwd: options.workspace, reportsStatus: true };
@@ -110,10 +110,10 @@ export class BubblewrapDriver implements SandboxDriver {
   private sandboxArgs(options: SandboxLaunchOptions): string[] {
     const tmpfs = (target: string) => ['--perms', '1777', '--size', String(options.limits.tmpMb * MEGABYTE), '--tmpfs', target];
     // /dev/shm (POSIX shared memory: Python's multiprocessing, browsers) is RAM too: bounded like /tmp.
-    const args = [...systemMounts(), '--dev', '/dev', ...tmpfs('/dev/shm'), '--proc', '/proc'];
-    if (options.privateTmp) args.push(...tmpfs('/tmp'));
-    else args.push('--ro-bind', '/tmp', '/tmp');
-    args.push(...hidingMounts([...etcSecrets(), ...this.hidden], options.privateTmp ? ['/tmp'] : []), ...runtimeMounts());
+    const args = [...systemMounts(), '--dev', '/dev', ...tmpfs('/dev/shm'), '--proc', '/proc', ...tmpfs('/tmp')];
+    args.push(...hidingMounts([...etcSecrets(), ...this.hidden], ['/tmp']), ...runtimeMounts());
+    // After the hiding mounts, so a repository under a hidden home shows; its parents made traversable for the trial's user.
+    for (const directory of options.readOnly ?? []) args.push(...parentDirectories(directory), '--ro-bind', directory, directory);
     if (options.network) args.push(...resolverMounts(this.hidden));
     // Inside the hidden /run: the gateway's socket and the forwarder that serves it on the sandbox's own loopback.
     const gateway = !options.network && options.gateway ? options.gateway : null;
@@ -184,6 +184,35 @@ export function hidingMounts(paths: readonly string[], alreadyHidden: readonly s
     args.push(...(directory ? ['--tmpfs', target] : ['--ro-bind', '/dev/null', target]));
   }
   return args;
+}
+
+/**
+ * Why a host directory the operator's settings let a trial read (a local repository) may not be
+ * given to it, whatever the driver; null when it may. It must neither hold nor lie inside what
+ * trials never see: `hidden` (the data directory, the trials root, `hiddenPaths`), the secrets of
+ * /etc; inside a home directory (hidden from sandboxes as a whole) is fine, holding one is not.
+ */
+export function readableProblem(hostPath: string, hidden: readonly string[]): string | null {
+  for (const entry of [...etcSecrets(), ...ALWAYS_HIDDEN, ...hidden].map(realOrGiven)) {
+    if (isInside(entry, hostPath)) return `holds ${entry}, which trials never see`;
+  }
+  for (const entry of hidden.map(realOrGiven)) if (isInside(hostPath, entry)) return `lies inside ${entry}, which trials never see`;
+  return null;
+}
+
+/** `--dir` for each parent of a bound directory, traversable (bwrap would copy the host's modes: a home's 0700 bars the trial's user). */
+function parentDirectories(directory: string): string[] {
+  const parents: string[] = [];
+  for (let parent = path.dirname(directory); parent !== path.dirname(parent); parent = path.dirname(parent)) parents.unshift(parent);
+  return parents.flatMap((parent) => ['--perms', '0755', '--dir', parent]);
+}
+
+function realOrGiven(entry: string): string {
+  try {
+    return realpathSync(entry);
+  } catch {
+    return path.resolve(entry);
+  }
 }
 
 /** The trial's passwd and group (written with the trial's user in them) over the host's. */

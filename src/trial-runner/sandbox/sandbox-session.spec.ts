@@ -111,7 +111,7 @@ describeAsRoot('SandboxSession', () => {
   }
 
   async function start(directory: { trialDir: string; workspace: string; control: string }): Promise<SandboxSession> {
-    const options = { trialDir: directory.trialDir, workspace: directory.workspace, network: false, privateTmp: true, user, limits: DEFAULT_TRIAL_LIMITS };
+    const options = { trialDir: directory.trialDir, workspace: directory.workspace, network: false, user, limits: DEFAULT_TRIAL_LIMITS };
     const launch = new BubblewrapDriver([]).sessionLaunch(options, directory.control);
     if (launch === null) throw new Error('no session launch as root');
     return SandboxSession.start(launch, directory.control);
@@ -157,7 +157,7 @@ describeAsRoot('SandboxSession', () => {
       trialDir: path.join(directory.trialDir, 'missing'),
       workspace: directory.workspace,
       network: false,
-      privateTmp: true,
+
       user,
       limits: DEFAULT_TRIAL_LIMITS,
     };

@@ -27,7 +27,7 @@ function processesWith(marker: string): number[] {
  */
 describe.each(kinds)('a process-driver command through the %s spawn helper', (kind) => {
   const workspace = tempDir('assay-abort-');
-  const options = { trialDir: workspace, workspace, network: false, privateTmp: true, user: null, limits: DEFAULT_TRIAL_LIMITS };
+  const options = { trialDir: workspace, workspace, network: false, user: null, limits: DEFAULT_TRIAL_LIMITS };
 
   it.each([
     ['aborted before its pid is known', 0],

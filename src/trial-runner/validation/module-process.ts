@@ -130,7 +130,6 @@ class ModuleProcess {
       trialDir: session.directory.root,
       workspace: session.directory.workspace,
       network: session.sandbox.network,
-      privateTmp: true,
       user: session.sandbox.user,
       limits: session.settings.config.limits,
     });

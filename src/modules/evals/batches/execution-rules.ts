@@ -5,13 +5,18 @@ import { repositoryUrlProblem } from '#trial-runner';
 import type { BatchPlan } from './start-rules';
 
 /**
- * The start rules that depend on this server's execution settings: a repository source must be
- * one the operator allows (400, naming the field), and no variant may run unsandboxed without
- * the operator's consent (409: the request is fine, this server cannot run it).
+ * The start rules that depend on this server's execution settings: a repository source the server
+ * clones must be one the operator allows (400, naming the field and the setting), and no variant
+ * may run unsandboxed without the operator's consent (409: the request is fine, this server
+ * cannot run it).
  */
 export function checkExecutionRules(plan: BatchPlan, policy: ExecutionPolicy): void {
-  checkRepository(plan.suite.source, 'suite.source.url', policy);
-  plan.cases.forEach((evalCase, index) => checkRepository(evalCase.source, `cases[${index}].source.url`, policy));
+  // Only what this server clones is its to allow: a batch whose every variant is `local` clones on
+  // the local runner's machine, under that machine's own rules (its repositories, by default).
+  if (plan.variants.some((variant) => variant.sandbox !== 'local')) {
+    checkRepository(plan.suite.source, 'suite.source.url', policy);
+    plan.cases.forEach((evalCase, index) => checkRepository(evalCase.source, `cases[${index}].source.url`, policy));
+  }
   // A `local` variant's provider is the local runner's, from its own ASSAY_CONFIG.
   plan.variants.forEach((variant, index) => {
     if (variant.sandbox !== 'local') checkProvider(variant.profile?.provider, `variants[${index}].profile.provider`, policy);
