@@ -24,6 +24,8 @@ const USAGE = `Usage: assay <command>
   audit verify FILE                       check an export offline: 0 intact, 1 at its first bad line
   agents install [AGENT[@VERSION]...]     install built-in agents ahead of their first trial (ASSAY_AGENTS_DIR);
                                           without arguments, those ASSAY_CONFIG's harnesses name
+  export BATCH_ID --html FILE [--force] [--url URL] [--key KEY]
+                                          one self-contained HTML file of a batch: opens from disk, no server
   report --suite ID [--since ISO] [--until ISO] [--bucket hour|day|week] [--compare BATCH1,BATCH2]
                                           print a suite's pass rates per variant over time (and a comparison
                                           of batches) from a server (--url, --key or ASSAY_URL, ASSAY_API_KEY)
@@ -73,6 +75,11 @@ const LAZY_COMMANDS: Record<string, () => Promise<CommandModule>> = {
     return { register: registerReportCommand, refusal };
   },
   agents: async () => ({ register: (await import('./cli/agents-command')).registerAgentsCommand }),
+  export: async () => {
+    const { ExportUsage, registerExportCommand } = await import('./cli/export/export-command');
+    const refusal = (error: unknown) => (error instanceof ExportUsage ? { text: `assay export: ${error.message}\n`, code: 2 } : null);
+    return { register: registerExportCommand, refusal };
+  },
 };
 
 /** The package's version, from the package.json beside the build (or the sources). */

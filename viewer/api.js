@@ -3,11 +3,28 @@
 const KEY_NAME = 'assay.apiKey';
 
 /**
+ * A batch exported to one HTML file (`assay export BATCH --html FILE`): the answers its pages
+ * ask for, kept in the file; no server, no key, no network. Null in the live viewer.
+ */
+export const exported = globalThis.ASSAY_EXPORT ?? null;
+
+/** The export's answer to an operation with this body, by the same key the export was written with. */
+export function exportKey(operation, body) {
+  return `${operation} ${JSON.stringify(sortedKeys(body ?? {}))}`;
+}
+
+function sortedKeys(value) {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key])]));
+}
+
+/**
  * The key lives in this tab's sessionStorage, gone when the tab closes; on "remember on this
  * device" in localStorage too, for every tab until "Forget key". Never in a cookie.
  */
 export const keyStore = {
-  get: () => sessionStorage.getItem(KEY_NAME) ?? localStorage.getItem(KEY_NAME),
+  get: () => (exported ? 'exported' : (sessionStorage.getItem(KEY_NAME) ?? localStorage.getItem(KEY_NAME))),
   set: (key, remember = false) => {
     sessionStorage.setItem(KEY_NAME, key);
     if (remember) localStorage.setItem(KEY_NAME, key);
@@ -34,6 +51,7 @@ export class ApiError extends Error {
 export const UNAUTHORIZED_EVENT = 'assay:unauthorized';
 
 export async function call(operation, body = {}, options = {}) {
+  if (exported) return answerFromExport(operation, body);
   const key = options.key ?? keyStore.get();
   let response;
   try {
@@ -59,4 +77,12 @@ export async function call(operation, body = {}, options = {}) {
     throw new ApiError(response.status, parsed?._tag ?? 'Error', parsed?.message ?? `${operation} answered ${response.status}.`);
   }
   return parsed;
+}
+
+/** What an exported file holds for an operation: its kept answer, the one batch for any list, else "not in this export". */
+function answerFromExport(operation, body) {
+  const kept = exported.answers[exportKey(operation, body)];
+  if (kept !== undefined) return Promise.resolve(structuredClone(kept));
+  if (operation === 'evals.batches.list') return Promise.resolve({ batches: [exported.summary], next: null, total: 1 });
+  return Promise.reject(new ApiError(404, 'NotFound', `Not in this export (${operation}): open the batch on its server to see it.`));
 }

@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, keyStore, UNAUTHORIZED_EVENT } from './api.js';
+import { call, exported, keyStore, UNAUTHORIZED_EVENT } from './api.js';
 import { link, parseHash } from './router.js';
 import { html, Title } from './ui.js';
 import { Login } from './pages/login.js';
@@ -104,14 +104,18 @@ function App() {
       <a class="brand" href=${link.batches()}>Assay</a>
       <nav aria-label="Main">
         <ul>
-          ${navLink(link.batches(), 'Batches', 'batches')} ${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.analytics(), 'Analytics', 'analytics')}
-          ${navLink(link.prompts(), 'Prompts', 'prompts')}
+          ${navLink(link.batches(), 'Batches', 'batches')}
+          ${exported ? null : html`${navLink(link.suites(), 'Suites', 'suites')} ${navLink(link.analytics(), 'Analytics', 'analytics')} ${navLink(link.prompts(), 'Prompts', 'prompts')}`}
         </ul>
       </nav>
-      <div class="who">
-        ${who ? html`<span>Organization <strong>${who.organization}</strong> · ${who.name ?? who.subject ?? who.keyId}</span>` : null}
-        <button type="button" class="quiet" onClick=${forget}>Forget key</button>
-      </div>
+      ${
+        exported
+          ? html`<div class="who" id="exported"><span>Exported from ${exported.server} on ${exported.exportedAt}: a copy, not live</span></div>`
+          : html`<div class="who">
+              ${who ? html`<span>Organization <strong>${who.organization}</strong> · ${who.name ?? who.subject ?? who.keyId}</span>` : null}
+              <button type="button" class="quiet" onClick=${forget}>Forget key</button>
+            </div>`
+      }
     </header>
     <main id="main" key=${`${route.name}:${route.params.join('/')}`}>${(PAGES[route.name] ?? PAGES.missing)(route.params)}</main>
   `;

@@ -65,7 +65,7 @@ describeWithChromium("the trial page's diff and artifacts", () => {
 
     await files.nth(0).locator('summary').click();
     const rows = files.nth(0).locator('table.diff tbody tr');
-    const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)));
+    const cells = await rows.evaluateAll((trs: any[]) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td: any) => td.textContent as string)));
     expect(cells).toEqual([
       ['', '', '@@ -1,3 +1,3 @@'],
       ['1', '1', ' alpha'],
