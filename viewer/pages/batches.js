@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { call, exported } from '../api.js';
 import { link } from '../router.js';
 import { between, percent, time } from '../format.js';
 import { Counts, html, Loaded, Status, Title, useLoad } from '../ui.js';
@@ -24,7 +24,7 @@ export function BatchesPage() {
 
   return html`
     <${Title} sub="Newest first. The list refreshes itself while a batch is running.">Batches</${Title}>
-    <${RunCaseForm} />
+    ${exported ? null : html`<${RunCaseForm} />`}
     <${Loaded} load=${load} what="the batches">
       ${(data) => {
         const sources = [...new Set(data.batches.map((b) => b.trigger?.source).filter(Boolean))].sort();
