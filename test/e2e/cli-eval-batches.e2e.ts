@@ -158,6 +158,11 @@ describe('assay eval, a suite of several batches', () => {
     expect(result.stderr).toContain('already has 3 batches running');
     expect(result.stderr).toContain('its cases did not run (late-1, late-2)');
     expect(await running()).toHaveLength(3);
+    // A local suite's start takes a slot too, and waits the same way.
+    const local = await cli.run([file, '--local', '--wait-timeout', '1s']);
+    expect(local.code).toBe(1);
+    expect(local.stdout).toContain('late: batch waits for a slot');
+    expect(local.stderr).toContain('late.yaml: batch could not start: no slot came free within --wait-timeout 1s');
   }, 30_000);
 
   it('refuses a --wait-timeout it cannot read', async () => {
