@@ -128,9 +128,11 @@ trials: 3
     const missing = await cli.run([file, '--retry-void', 'bat_0000000000000000000000000000']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--retry-void: this organization has no batch bat_0000000000000000000000000000.');
-    const two = await cli.run([file, file, '--retry-void', otherId]);
-    expect(two.code).toBe(2);
-    expect(two.stderr).toContain('--retry-void takes one suite file: the one the batch ran.');
+    for (const files of [[file, file], []]) {
+      const result = await cli.run([...files, '--retry-void', otherId]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--retry-void takes one suite file: the one the batch ran.');
+    }
     expect(await batchCount()).toBe(before);
   });
 

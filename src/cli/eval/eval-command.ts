@@ -66,7 +66,7 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
     .description('Run suite files (YAML or JSON bodies of evals.batches.start), follow them, and exit by the result.')
-    .argument('<FILE...>', 'suite files, run one after another; a suite over a batch (100 trials) runs as several')
+    .argument('[FILE...]', 'suite files, run one after another; a suite over a batch (100 trials) runs as several')
     .addOption(new Option('--url <url>', 'the Assay server').env('ASSAY_URL').default('http://127.0.0.1:8080').argParser(baseUrl))
     .addOption(new Option('--key <key>', 'an API key with evals:write and evals:read').env('ASSAY_API_KEY'))
     .addOption(new Option('--trials <n>', "trials per case and variant, instead of the file's").argParser(integer('--trials', 1, 10)))
@@ -92,6 +92,7 @@ export function registerEvalCommand(program: Command): void {
     })
     .action(async (files: string[], flags: EvalFlags) => {
       if (flags.retryVoid !== undefined && files.length !== 1) throw new EvalUsage('--retry-void takes one suite file: the one the batch ran.');
+      if (files.length === 0) throw new EvalUsage('give one or more suite files (FILE...): YAML or JSON bodies of evals.batches.start.');
       process.exit(await evaluate(files, flags));
     });
 }
