@@ -46,8 +46,8 @@ export const interval = (w) => (w ? `${percent(w.low)}–${percent(w.high)}` : '
 /** A light background from red (0%) to green (100%), dark text on it; grey when nothing was scored. */
 export const rateColour = (rate) => (rate === null || rate === undefined ? 'var(--unscored)' : `hsl(${Math.round(rate * 120)} 65% 82%)`);
 
-export const variantLabel = (v) =>
-  [v.harness, v.model, v.sandbox, v.profile?.name].filter((part) => part !== null && part !== undefined && part !== '').join(' · ');
+/** One naming of variants everywhere: the CLI, the report, the analytics and every page (`harness/model (profile)`, `#2` for a repeat). */
+export { variantLabel, variantLabels } from '../src/shared/variant-label.ts';
 
 /** Counts of a batch's trials by status. */
 export function trialCounts(runs) {

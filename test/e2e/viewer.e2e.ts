@@ -126,7 +126,7 @@ describeWithChromium('the web viewer in a real browser', () => {
     await page.locator('#batch-grid').waitFor();
     expect(await page.locator('#batch-status').textContent()).toContain('finished');
     const headers = await page.locator('#batch-grid thead th').allTextContents();
-    expect(headers).toEqual(['Case', 'command · fast', 'command · careful']);
+    expect(headers).toEqual(['Case', 'command/fast', 'command/careful']);
     const grid = await page
       .locator('#batch-grid tbody tr')
       .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => (cell.querySelector('.rate') ?? cell).textContent!.trim())));
@@ -151,7 +151,7 @@ describeWithChromium('the web viewer in a real browser', () => {
   it('shows a run: its distribution with a Wilson interval, its trials, costs and set-up', async () => {
     const run = finished.runs.find((r: any) => r.case.id === 'say-hello' && r.variant.model === 'careful');
     await open(`#/runs/${run.id}`);
-    expect(await page.locator('main h1').textContent()).toContain('say-hello on command · careful');
+    expect(await page.locator('main h1').textContent()).toContain('say-hello on command/careful');
     const text = (await main().textContent())!;
     expect(text).toContain('0% (0 of 2 scored)');
     expect(text).toContain('Wilson 95% interval0%–66%');
@@ -196,8 +196,8 @@ describeWithChromium('the web viewer in a real browser', () => {
     expect(await page.locator('#case-chart').getAttribute('aria-label')).toContain('over 2 versions');
     const history = await page.locator('#case-history tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((c) => c.textContent!.trim())));
     expect(history).toEqual([
-      ['command · fast', expect.stringMatching(/^100% \(2\/2\)/), expect.stringMatching(/^100% \(1\/1\)/)],
-      ['command · careful', expect.stringMatching(/^0% \(0\/2\)/), expect.stringMatching(/^0% \(0\/1\)/)],
+      ['command/fast', expect.stringMatching(/^100% \(2\/2\)/), expect.stringMatching(/^100% \(1\/1\)/)],
+      ['command/careful', expect.stringMatching(/^0% \(0\/2\)/), expect.stringMatching(/^0% \(0\/1\)/)],
     ]);
     expect(await page.locator('#versions tbody tr').allTextContents()).toEqual([expect.stringContaining('verifier'), expect.stringContaining('first version')]);
     await shot('case');
@@ -214,8 +214,8 @@ describeWithChromium('the web viewer in a real browser', () => {
       .evaluateAll((trs) => trs.map((tr) => [...tr.children].slice(0, 5).map((c) => c.textContent!.trim())));
     // Newest run of each case: say-hello's second version ran one trial per variant.
     expect(rows).toEqual([
-      ['command · careful', '3', '4 / 5', '80%', '38%–96%'],
-      ['command · fast', '3', '3 / 5', '60%', '23%–88%'],
+      ['command/careful', '3', '4 / 5', '80%', '38%–96%'],
+      ['command/fast', '3', '3 / 5', '60%', '23%–88%'],
     ]);
     expect(await page.locator('#suite-cases tbody tr').count()).toBe(3);
     await shot('suite');

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { watchBatch } from '../live.js';
 import { link } from '../router.js';
-import { between, percent, rateColour, time, trialCounts, usd, variantKey, variantLabel } from '../format.js';
+import { between, percent, rateColour, time, trialCounts, usd, variantKey, variantLabels } from '../format.js';
 import { Breadcrumbs, Facts, html, Loaded, Status, Title, useLoad } from '../ui.js';
 
 /** A batch: its runs as a grid of cases × variants coloured by pass rate, live while it runs. */
@@ -78,7 +78,8 @@ function Grid({ runs }) {
       variants.set(variantKey(run.variant), run.variant);
       cells.set(`${run.case.id}\u0000${variantKey(run.variant)}`, run);
     }
-    return { cases: [...cases.values()], variants: [...variants.entries()], cells };
+    const labels = variantLabels([...variants.values()]);
+    return { cases: [...cases.values()], variants: [...variants.entries()].map(([key, v], index) => [key, v, labels[index]]), cells };
   }, [runs]);
 
   return html`<div class="grid-wrap">
@@ -89,7 +90,7 @@ function Grid({ runs }) {
       <thead>
         <tr>
           <th scope="col">Case</th>
-          ${variants.map(([, v]) => html`<th scope="col">${variantLabel(v)}</th>`)}
+          ${variants.map(([, , label]) => html`<th scope="col">${label}</th>`)}
         </tr>
       </thead>
       <tbody>

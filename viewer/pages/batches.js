@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, exported } from '../api.js';
 import { link } from '../router.js';
-import { between, percent, time } from '../format.js';
+import { between, percent, time, variantLabels } from '../format.js';
 import { Counts, html, Loaded, Status, Title, useLoad } from '../ui.js';
 
 const PAGE = 50;
@@ -113,15 +113,22 @@ function RunCaseForm() {
   const cases = useLoad(() => call('evals.cases.list', { limit: 100 }), []);
   const [caseId, setCaseId] = useState('');
   const [trials, setTrials] = useState(1);
+  const [left, setLeft] = useState(() => new Set());
   const [state, setState] = useState({ busy: false, error: null });
   const options = useMemo(() => cases.data?.cases ?? [], [cases.data]);
   if (!cases.data || options.length === 0) return null;
+  const chosenCase = options.find((c) => c.id === caseId) ?? options[0];
+  const variants = (chosenCase.variants ?? []).map((v) => v.variant);
+  const labels = variantLabels(variants);
+  const runnable = variants.filter((v) => v.sandbox !== 'local');
+  const picked = runnable.filter((v) => !left.has(v.id));
 
   const submit = async (event) => {
     event.preventDefault();
+    if (picked.length === 0) return setState({ busy: false, error: 'Pick at least one variant.' });
     setState({ busy: true, error: null });
     try {
-      const started = await call('evals.cases.run', { id: caseId || options[0].id, trials: Number(trials) }, {});
+      const started = await call('evals.cases.run', { id: chosenCase.id, trials: Number(trials), variants: picked.map((v) => v.id) }, {});
       location.hash = link.batch(started.id);
     } catch (error) {
       setState({ busy: false, error: error.message });
@@ -131,14 +138,43 @@ function RunCaseForm() {
     <summary>Run a case again</summary>
     <form onSubmit=${submit}>
       <label for="run-case">Case</label>
-      <select id="run-case" value=${caseId} onChange=${(e) => setCaseId(e.currentTarget.value)}>
+      <select
+        id="run-case"
+        value=${caseId}
+        onChange=${(e) => {
+          setCaseId(e.currentTarget.value);
+          setLeft(new Set());
+        }}
+      >
         ${options.map((c) => html`<option value=${c.id}>${c.name} (${c.suite.name})</option>`)}
       </select>
+      <fieldset class="variants">
+        <legend>Variants</legend>
+        ${variants.map(
+          (v, index) =>
+            html`<label class=${v.sandbox === 'local' ? 'local' : undefined}
+              ><input
+                type="checkbox"
+                name="variant"
+                value=${v.id}
+                disabled=${v.sandbox === 'local'}
+                checked=${v.sandbox !== 'local' && !left.has(v.id)}
+                onChange=${(e) => {
+                  const next = new Set(left);
+                  if (e.currentTarget.checked) next.delete(v.id);
+                  else next.add(v.id);
+                  setLeft(next);
+                }}
+              />
+              ${labels[index]}${v.sandbox === 'local' ? ' (runs on its own machine: assay eval --local)' : ''}</label
+            >`,
+        )}
+      </fieldset>
       <label for="run-trials">Trials per variant</label>
       <input id="run-trials" type="number" min="1" max="10" value=${trials} onInput=${(e) => setTrials(e.currentTarget.value)} />
       <button type="submit" disabled=${state.busy}>${state.busy ? 'Starting…' : 'Start a batch'}</button>
       ${state.error ? html`<p class="failure" role="alert">${state.error}</p>` : null}
-      <p class="hint">Runs the case's newest version on every variant it has run on (needs <code>evals:write</code>).</p>
+      <p class="hint">Runs the case's newest version on the variants picked (needs <code>evals:write</code>); a local variant runs only where <code>assay eval --local</code> runs.</p>
     </form>
   </details>`;
 }

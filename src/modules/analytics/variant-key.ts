@@ -1,3 +1,4 @@
+import { variantLabel as sharedVariantLabel } from '#shared/variant-label';
 import { canonicalJson, sha256Hex } from '#shared/hash';
 import type { VariantDefinition } from '#shared/eval-definitions';
 import { profileVersion } from '../evals/shared/identity';
@@ -25,7 +26,8 @@ export function variantKey(variant: VariantDefinition): string {
   return `vk_${sha256Hex(canonicalJson([variant.harness, variant.model, profileVersion(variant.profile) ?? ''])).slice(0, 20)}`;
 }
 
+/** The shared naming (variant-label.ts); an unnamed profile by the start of its version. */
 export function variantLabel(summary: VariantSummary): string {
   const profile = summary.profileName ?? (summary.profileVersion === null ? null : `profile ${summary.profileVersion.slice(0, 8)}`);
-  return `${summary.harness}/${summary.model}${profile === null ? '' : ` (${profile})`}`;
+  return sharedVariantLabel({ harness: summary.harness, model: summary.model, profile: { name: profile } });
 }
