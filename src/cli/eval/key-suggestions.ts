@@ -19,7 +19,12 @@ export function unknownKeyMessage(body: Json, at: IssuePath): string {
   const known = knownKeys(body, at.slice(0, -1));
   if (known.length === 0) return 'unknown key';
   const near = closest(key, known);
-  return near ? `unknown key; did you mean \`${near}\`?` : `unknown key; this place takes ${known.map((name) => `\`${name}\``).join(', ')}`;
+  return near
+    ? `unknown key; did you mean \`${near}\`?`
+    : `unknown key; this place takes ${[...known]
+        .sort()
+        .map((name) => `\`${name}\``)
+        .join(', ')}`;
 }
 
 /** The keys the body's schema allows at `at` (an object of the start body), with the suite file's own. */

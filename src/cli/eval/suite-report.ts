@@ -19,6 +19,7 @@ export function plannedLine(name: string, parts: Json[]): string {
 /** `--retry-void`: how many trials run again, in how many batches. */
 export function retryLine(name: string, batchId: string, parts: Json[]): string {
   const trials = parts.reduce((total, part) => total + (part.cases as unknown[]).length * (part.variants as unknown[]).length * (part.trials as number), 0);
+  if (parts.length === 0) return `${name}: batch ${batchId} has no void trial of this suite file to run again`;
   return `${name}: running the ${trials} void trials of batch ${batchId} again, in ${batchCount(parts.length)}`;
 }
 
@@ -43,7 +44,7 @@ export function summaryLines(input: SummaryInput): string[] {
   const { name, batches, view, retryOf } = input;
   const ended = (batch: BatchView) => `batch ${batch.id} ${batch.status}${batch.failure ? `: ${batch.failure}` : ''}`;
   const merged = retryOf ? `, merged with the trials of batch ${retryOf} that were not void` : '';
-  const header = batches.length > 0 ? `${name}: ${batches.map(ended).join(', ')}${merged}` : `${name}: batch ${retryOf ?? view.id}: nothing was run again`;
+  const header = batches.length > 0 ? `${name}: ${batches.map(ended).join(', ')}${merged}` : `${name}: ${ended(view)}`;
   const lines = ['', header, summaryTable(view, input.k)];
   const failing = failingCases(view, input.url, input.failOn === 'strict');
   if (failing) lines.push('', 'Failing cases:', failing);
@@ -51,6 +52,8 @@ export function summaryLines(input: SummaryInput): string[] {
   if (reasons) {
     const count = view.runs.reduce((total, run) => total + run.trials.filter((trial) => trial.status === 'void').length, 0);
     lines.push('', `Void trials (${count}), by reason:`, reasons);
+    const scored = view.runs.some((run) => run.trials.some((trial) => trial.status === 'passed' || trial.status === 'failed'));
+    if (!scored) lines.push('', 'Nothing was measured: no trial was scored, so no gate can pass (exit 3 unless --fail-on never).');
   }
   return lines;
 }
