@@ -57,8 +57,12 @@ export function Title({ children, sub }) {
   const ref = useRef(null);
   useEffect(() => {
     ref.current?.focus({ preventScroll: true });
-    document.title = `${ref.current?.textContent ?? 'Assay'} · Assay`;
   }, []);
+  // The tab's title follows the heading, which may name what it shows once that has loaded.
+  const text = typeof children === 'string' ? children : Array.isArray(children) ? children.join('') : null;
+  useEffect(() => {
+    document.title = `${ref.current?.textContent ?? 'Assay'} · Assay`;
+  }, [text]);
   return html`<header class="page-title">
     <h1 tabindex="-1" ref=${ref}>${children}</h1>
     ${sub ? html`<p class="sub">${sub}</p>` : null}

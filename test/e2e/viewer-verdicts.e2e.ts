@@ -16,6 +16,7 @@ describeWithChromium('void and failed trials in the viewer', () => {
   let page: Page;
   let voided: any;
   let failed: any;
+  let other: any;
 
   beforeAll(async () => {
     if (viewerDirectory() === null) throw new Error('dist/viewer is missing: run "npm run build" first (npm test does).');
@@ -25,6 +26,8 @@ describeWithChromium('void and failed trials in the viewer', () => {
     const failing = startBody({
       cases: [{ id: 'wrong-sum', variables: { word: 'hello' }, verify: 'echo "checking the sum"; echo "expected 3, got 2"; exit 1' }],
     });
+    const named = startBody({ suite: { id: 'other-suite', name: 'Other suite', prompt: 'Write {{word}} into out.txt' } });
+    other = await waitForBatch(server.client, (await server.client.call('evals.batches.start', named)).body.id);
     voided = await waitForBatch(server.client, (await server.client.call('evals.batches.start', allVoid)).body.id);
     failed = await waitForBatch(server.client, (await server.client.call('evals.batches.start', failing)).body.id);
     expect(voided.runs[0].trials[0].status).toBe('void');
@@ -57,6 +60,21 @@ describeWithChromium('void and failed trials in the viewer', () => {
     expect(await cell.getAttribute('class')).toBe('cell void');
     expect(await cell.locator('.rate').textContent()).toBe('void');
     expect(await cell.evaluate((element: any) => element.style.background)).toBe('');
+  });
+
+  it("names each batch's suite, the id beside it, and filters the list by suite", async () => {
+    await page.goto(`${server.url}/#/batches`);
+    const row = page.locator('#batches-table tbody tr', { has: page.getByRole('link', { name: other.id }) });
+    await row.waitFor();
+    expect([await row.locator('th a').textContent(), await row.locator('th .id').textContent()]).toEqual(['Other suite', 'other-suite']);
+    await page.getByLabel('Suite', { exact: true }).selectOption('other-suite');
+    await page.locator('#batches-table tbody tr').first().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('#batches-table tbody tr').length === 1);
+    expect(await page.locator('#batches-table tbody tr a.id').allTextContents()).toEqual([other.id]);
+    await page.goto(`${server.url}/#/batches/${other.id}`);
+    await page.locator('#batch-grid').waitFor();
+    expect(await page.locator('main h1').textContent()).toBe('Other suite');
+    expect(await page.locator('main header.page-title .sub').textContent()).toBe(`batch ${other.id} · suite other-suite`);
   });
 
   it('keeps the run page\'s "Why void" for void trials and says why a trial failed', async () => {

@@ -108,10 +108,11 @@ describeWithChromium('the web viewer in a real browser', () => {
     const row = page.locator('#batches-table tbody tr', { hasText: finished.id });
     await row.waitFor();
     const cells = await row.locator('th, td').allTextContents();
-    // Batch, status, started, took, cases, runs, passed · failed · void, pass rate, trigger.
-    expect(cells[0]).toBe(finished.id);
-    expect(cells[1]).toContain('finished');
-    expect(cells.slice(4, 9)).toEqual(['3', '6', '8 ✓ 4 ✗ 0 ⊘', '67%', 'api']);
+    // Suite, batch, status, started, took, cases, runs, passed · failed · void, pass rate, trigger.
+    expect(cells[0]).toBe(finished.runs[0].suite.name);
+    expect(cells[1]).toBe(finished.id);
+    expect(cells[2]).toContain('finished');
+    expect(cells.slice(5, 10)).toEqual(['3', '6', '8 ✓ 4 ✗ 0 ⊘', '67%', 'api']);
     await page.getByLabel('Status', { exact: true }).selectOption('running');
     await page.locator('main .count', { hasText: /^0 shown of 2 loaded · 2 in all/ }).waitFor();
     expect(await page.locator('#batches-table tbody tr').count()).toBe(0);
@@ -286,7 +287,7 @@ describeWithChromium('the web viewer in a real browser', () => {
     await page.keyboard.press('Enter');
     await page.locator('#batch-grid').waitFor();
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
-    expect(await page.evaluate(() => document.title)).toBe(`Batch ${finished.id} · Assay`);
+    expect(await page.evaluate(() => document.title)).toBe(`${finished.runs[0].suite.name} · Assay`);
   });
 
   it('shows a suite’s analytics: pass rates with Wilson intervals as a chart and tables, a flaky case, and two batches compared in words', async () => {

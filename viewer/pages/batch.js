@@ -24,7 +24,13 @@ export function BatchPage({ id }) {
 
   return html`
     <${Breadcrumbs} items=${[['Batches', link.batches()], [id]]} />
-    <${Title}>Batch ${id}</${Title}>
+    ${(() => {
+      // The suite a batch ran, as its runs record it; the id is secondary.
+      const suite = load.data?.runs?.[0]?.suite ?? null;
+      return suite
+        ? html`<${Title} sub=${`batch ${id} · suite ${suite.id}`}>${suite.name}</${Title}>`
+        : html`<${Title}>Batch ${id}</${Title}>`;
+    })()}
     <${Loaded} load=${load} what="the batch">${(batch) => html`<${Batch} batch=${batch} live=${running ? mode : null} />`}</${Loaded}>
   `;
 }

@@ -10,7 +10,9 @@ const LIVE_MS = 2000;
 /** The organization's batches, newest first: live while any is running, filtered here, and a way to run a case again. */
 export function BatchesPage() {
   const [pages, setPages] = useState(1);
-  const load = useLoad(() => loadPages(pages), [pages]);
+  const [suite, setSuite] = useState('');
+  const load = useLoad(() => loadPages(pages, suite), [pages, suite]);
+  const suites = useLoad(() => (exported ? Promise.resolve({ suites: [] }) : call('evals.suites.list', { limit: 100 })), []);
   const [status, setStatus] = useState('');
   const [source, setSource] = useState('');
   const [query, setQuery] = useState('');
@@ -32,10 +34,24 @@ export function BatchesPage() {
           (b) =>
             (status === '' || b.status === status) &&
             (source === '' || b.trigger?.source === source) &&
-            (query === '' || b.id.toLowerCase().includes(query.toLowerCase()) || (b.trigger?.url ?? '').toLowerCase().includes(query.toLowerCase())),
+            (query === '' ||
+              [b.id, b.trigger?.url ?? '', b.suite?.name ?? '', b.suite?.id ?? ''].some((text) => text.toLowerCase().includes(query.toLowerCase()))),
         );
+        const suiteOptions = suites.data?.suites ?? [];
         return html`
           <form class="filters" role="search" aria-label="Filter the batches" onSubmit=${(e) => e.preventDefault()}>
+            <label for="filter-suite">Suite</label>
+            <select
+              id="filter-suite"
+              value=${suite}
+              onChange=${(e) => {
+                setSuite(e.currentTarget.value);
+                setPages(1);
+              }}
+            >
+              <option value="">any</option>
+              ${suiteOptions.map((s) => html`<option value=${s.id}>${s.name === s.id ? s.id : `${s.name} (${s.id})`}</option>`)}
+            </select>
             <label for="filter-status">Status</label>
             <select id="filter-status" value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
               <option value="">any</option>
@@ -48,7 +64,7 @@ export function BatchesPage() {
               <option value="">any</option>
               ${sources.map((s) => html`<option value=${s}>${s}</option>`)}
             </select>
-            <label for="filter-text">Id or trigger URL contains</label>
+            <label for="filter-text">Suite, id or trigger URL contains</label>
             <input id="filter-text" type="search" value=${query} onInput=${(e) => setQuery(e.currentTarget.value)} />
           </form>
           <p role="status" class="count">${shown.length} shown of ${data.batches.length} loaded · ${data.total} in all${running ? ' · live' : ''}</p>
@@ -58,6 +74,7 @@ export function BatchesPage() {
             </caption>
             <thead>
               <tr>
+                <th scope="col">Suite</th>
                 <th scope="col">Batch</th>
                 <th scope="col">Status</th>
                 <th scope="col">Started</th>
@@ -73,7 +90,10 @@ export function BatchesPage() {
               ${shown.map(
                 (b) =>
                   html`<tr class=${b.scored === 0 && b.voided > 0 ? 'all-void' : undefined}>
-                    <th scope="row"><a href=${link.batch(b.id)}>${b.id}</a></th>
+                    <th scope="row">
+                      ${b.suite ? html`<a href=${link.batch(b.id)}>${b.suite.name}</a>${b.suite.name !== b.suite.id ? html`<div class="id">${b.suite.id}</div>` : null}` : '—'}
+                    </th>
+                    <td><a class="id" href=${link.batch(b.id)}>${b.id}</a></td>
                     <td><${Status} status=${b.status} />${b.failure ? html`<div class="why">${b.failure}</div>` : null}</td>
                     <td>${time(b.startedAt)}</td>
                     <td>${b.finishedAt ? between(b.startedAt, b.finishedAt) : 'running'}</td>
@@ -95,12 +115,12 @@ export function BatchesPage() {
 }
 
 /** Reads the first `count` pages again (the live refresh keeps what "load more" showed). */
-async function loadPages(count) {
+async function loadPages(count, suite) {
   const batches = [];
   let cursor;
   let answer;
   for (let i = 0; i < count; i++) {
-    answer = await call('evals.batches.list', { limit: PAGE, ...(cursor ? { cursor } : {}) });
+    answer = await call('evals.batches.list', { limit: PAGE, ...(cursor ? { cursor } : {}), ...(suite ? { suite } : {}) });
     batches.push(...answer.batches);
     cursor = answer.next;
     if (!cursor) break;

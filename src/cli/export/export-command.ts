@@ -47,6 +47,7 @@ interface TrialLine {
 interface RunLine {
   id: string;
   case?: { id: string };
+  suite?: { id: string; name: string };
   trials?: TrialLine[];
 }
 
@@ -126,6 +127,7 @@ function summaryOf(batch: BatchDetail): Record<string, unknown> {
     passed,
     voided,
     trigger,
+    suite: batch.runs?.[0]?.suite ?? null,
   };
 }
 

@@ -18,6 +18,8 @@ export interface BatchSummary {
   passed: number;
   voided: number;
   trigger: BatchDocument['trigger'];
+  /** The suite the batch ran: its id and its name as started. */
+  suite: { id: string; name: string };
 }
 
 export interface BatchList {
@@ -33,8 +35,10 @@ export const BATCH_ORDER = [
 ] as const;
 
 export function batchSummary(batch: BatchDocument): BatchSummary {
-  const { _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger } = batch;
-  return { id: _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger };
+  const { _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger, suiteId } = batch;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- batch documents stored before suiteName was projected have none
+  const suite = { id: suiteId, name: batch.suiteName ?? suiteId };
+  return { id: _id, status, startedAt, finishedAt, failure, cases, runs, scored, passed, voided, trigger, suite };
 }
 
 export const batchCursor = (batch: BatchDocument): Cursor => ({

@@ -12,6 +12,7 @@ const batchSummary = object({
   passed: integer,
   voided: integer,
   trigger: ref('Trigger'),
+  suite: object({ id: text, name: text }),
 });
 
 const tally = object({ passed: integer, scored: integer });
