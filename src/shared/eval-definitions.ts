@@ -74,6 +74,8 @@ export interface CodeValidator {
   source: string;
   capture?: boolean;
   manifest?: Array<{ index: number; name: string }>;
+  /** The module as its author wrote it, beside the bundle in `source` (the CLI sends both): what a run shows, never what runs. */
+  written?: { path: string; content: string };
 }
 
 /** An LLM judge: a rubric the judge model answers with one of `choices` (label to score). */

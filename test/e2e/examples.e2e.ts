@@ -61,6 +61,10 @@ describe('the examples', () => {
     expect(sloppy.verifySteps).toEqual([expect.objectContaining({ command: 'node --test', exitCode: 0 })]);
     expect(sloppy.validations).toEqual([expect.objectContaining({ status: 'failed', message: 'the agent changed what test/slug.test.js expects' })]);
     expect(stdout).toMatch(/✗ fix-slugify on command sloppy-agent/);
+    // The run keeps the validator as its author wrote it, beside the bundle that ran.
+    const written = fs.readFileSync(path.join(EXAMPLES, 'fix-a-failing-test', 'checks', 'test-untouched.mjs'), 'utf8');
+    expect(batch.runs[0].setup.validatorFiles).toEqual([{ path: './checks/test-untouched.mjs', content: written }]);
+    expect(batch.runs[0].setup.validator).not.toBe(written);
   });
 
   it('conversation: the scripted user sends its two replies, the agent keeps the list across the turns', async () => {

@@ -116,7 +116,15 @@ function Setup({ run }) {
     <${Code} label="Rendered prompt">${s.prompt ?? '—'}</${Code}>
     ${s.verify ? html`<h3>Verify command</h3><${Code} label="Verify command">${s.verify}</${Code}>` : null}
     ${s.prepare ? html`<h3>Prepare</h3><${Code} label="Prepare">${typeof s.prepare === 'string' ? s.prepare : JSON.stringify(s.prepare, null, 2)}</${Code}>` : null}
-    ${s.validator ? html`<h3>Validator</h3><${Code} label="Validator">${typeof s.validator === 'string' ? s.validator : JSON.stringify(s.validator, null, 2)}</${Code}>` : null}
+    ${(s.validatorFiles ?? []).map((f) => html`<h3>Validator <code>${f.path}</code></h3><${Code} label=${`Validator ${f.path}`}>${f.content}</${Code}>`)}
+    ${
+      s.validator
+        ? html`<details class="bundle">
+            <summary>The validator as it ran${s.validatorFiles?.length ? ' (its bundle)' : ''}</summary>
+            <${Code} label="Validator">${typeof s.validator === 'string' ? s.validator : JSON.stringify(s.validator, null, 2)}</${Code}>
+          </details>`
+        : null
+    }
     ${run.variant.profile ? html`<h3>Profile</h3><${Code} label="Profile">${asWritten(run.variant.profile)}</${Code}>` : null}
   `;
 }

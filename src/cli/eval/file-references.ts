@@ -47,7 +47,16 @@ export function loadFileReferences(suite: SuiteFile, body: Json, problems: Probl
     load(evalCase, at, 'promptFile', 'prompt', text);
     load(evalCase, at, 'verifyFile', 'verify', text);
     load(evalCase.user, [...at, 'user'], 'promptFile', 'prompt', text);
+    const validatorFile = isObject(evalCase.validator) ? evalCase.validator.sourceFile : undefined;
     load(evalCase.validator, [...at, 'validator'], 'sourceFile', 'source', bundled);
+    // The module as written travels beside its bundle: the run shows what its author wrote.
+    if (isObject(evalCase.validator) && typeof validatorFile === 'string' && typeof evalCase.validator.source === 'string') {
+      try {
+        evalCase.validator.written = { path: validatorFile, content: readText(path.resolve(suite.directoryOf(at), validatorFile)) };
+      } catch {
+        // Read once already to bundle it: a problem was reported there.
+      }
+    }
     load(evalCase.prepare, [...at, 'prepare'], 'sourceFile', 'source', bundled);
     loadDirectory(suite, evalCase.source, [...at, 'source'], problems);
   });

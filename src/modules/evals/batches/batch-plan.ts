@@ -77,5 +77,7 @@ function validatorFiles(evalCase: EvalCase): Array<{ path: string; content: stri
   const validator = evalCase.validator;
   if (validator === null) return [];
   if (validator.kind === 'judge') return [{ path: `${validator.name}.judge.json`, content: JSON.stringify(validator, null, 2) }];
+  // As its author wrote it when the CLI sent that beside the bundle; the bundle otherwise.
+  if (validator.written) return [{ path: validator.written.path, content: validator.written.content }];
   return [{ path: `${validator.name}.ts`, content: validator.source }];
 }

@@ -60,6 +60,7 @@ function toValidator(validator: CaseDto['validator']): Validator | null {
     source: validator.source,
     capture: validator.capture,
     manifest: validator.manifest?.map((m) => ({ index: m.index, name: m.name })),
+    ...(validator.written ? { written: { path: validator.written.path, content: validator.written.content } } : {}),
   };
 }
 

@@ -94,6 +94,12 @@ export class ManifestEntryDto {
   @IsString() @MaxLength(200) name!: string;
 }
 
+/** A source as its author wrote it: its path as the suite file names it, and its text. */
+export class WrittenSourceDto {
+  @IsString() @Length(1, 500) path!: string;
+  @IsString() @Length(1, 1000000) content!: string;
+}
+
 export class ValidatorDto {
   @IsOptional() @Equals('code') kind?: 'code';
   @IsString() @Length(1, 200) name!: string;
@@ -106,6 +112,8 @@ export class ValidatorDto {
   @ValidateNested({ each: true })
   @Type(() => ManifestEntryDto)
   manifest?: ManifestEntryDto[];
+  /** The module as written, beside its bundle in `source`: shown with the run, never run. */
+  @IsOptional() @ValidateNested() @Type(() => WrittenSourceDto) written?: WrittenSourceDto;
 }
 
 /** The validator's form: `kind: "judge"` is the judge form, anything else the first (code) form. */
