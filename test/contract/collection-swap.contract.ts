@@ -4,8 +4,9 @@
  */
 import type { OpenedReadStore } from './read-store.contract';
 import { DuplicateKey } from '#infrastructure/read-store/read-store.port';
+import { itNeeding, Lacks } from '../support/mongodb-targets';
 
-export function collectionSwapContract(adapterName: string, open: () => Promise<OpenedReadStore>): void {
+export function collectionSwapContract(adapterName: string, open: () => Promise<OpenedReadStore>, lacks: Lacks = {}): void {
   describe(`ReadStore contract, collection swap: ${adapterName}`, () => {
     const prefix = `swap_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
     let opened: OpenedReadStore;
@@ -17,8 +18,9 @@ export function collectionSwapContract(adapterName: string, open: () => Promise<
       opened = await open();
     });
     afterEach(() => opened.cleanup());
+    const swapping = itNeeding(lacks, 'renameWithDropTarget');
 
-    it('moves a collection onto another: its documents replace the old ones, and the source is gone', async () => {
+    swapping('moves a collection onto another: its documents replace the old ones, and the source is gone', async () => {
       const [live, rebuilt] = [name('live'), name('rebuilt')];
       const handle = opened.store.collection(live);
       await handle.insertOne({ _id: 'old-1', v: 1 });
@@ -36,7 +38,7 @@ export function collectionSwapContract(adapterName: string, open: () => Promise<
       expect(names).not.toContain(rebuilt);
     });
 
-    it('keeps the source indexes: a unique index of the rebuilt collection holds under the new name', async () => {
+    swapping('keeps the source indexes: a unique index of the rebuilt collection holds under the new name', async () => {
       const [live, rebuilt] = [name('live'), name('rebuilt')];
       await opened.store.collection(live).insertOne({ _id: 'a', key: 'x' });
       await opened.store.ensureIndexes(rebuilt, [{ keys: { key: 1 }, unique: true }]);
@@ -49,7 +51,7 @@ export function collectionSwapContract(adapterName: string, open: () => Promise<
       expect(await ids(live)).toEqual(['b', 'd']);
     });
 
-    it('moves onto a name that holds nothing yet', async () => {
+    swapping('moves onto a name that holds nothing yet', async () => {
       const [fresh, rebuilt] = [name('fresh'), name('rebuilt')];
       await opened.store.collection(rebuilt).insertOne({ _id: 'n' });
       await opened.store.renameCollection(rebuilt, fresh);
@@ -57,7 +59,7 @@ export function collectionSwapContract(adapterName: string, open: () => Promise<
       expect(await ids(rebuilt)).toEqual([]);
     });
 
-    it('refuses to move a collection that does not exist, and leaves the target as it was', async () => {
+    swapping('refuses to move a collection that does not exist, and leaves the target as it was', async () => {
       const [live, missing] = [name('live'), name('missing')];
       await opened.store.collection(live).insertOne({ _id: 'kept' });
       await expect(opened.store.renameCollection(missing, live)).rejects.toThrow();

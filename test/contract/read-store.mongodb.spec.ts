@@ -1,15 +1,20 @@
-import { MongoReadStore, databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+/**
+ * The ReadStore contracts on MongoDB over the real driver: against the server MONGODB_URL names,
+ * and against FerretDB started for this file (a MongoDB wire-protocol server on SQLite), where
+ * the tests needing what FerretDB v1 lacks skip, saying why. Each opening gets a database of its
+ * own, dropped afterwards.
+ */
+import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+import { mongoTargets, noTarget, ownDatabase } from '../support/mongodb-targets';
 import { collectionSwapContract } from './collection-swap.contract';
 import { guardedWritesContract, readStoreContract } from './read-store.contract';
 
-const url = process.env.MONGODB_URL;
+const targets = mongoTargets('The MongoDB ReadStore contract');
 
-if (url) {
-  // A database of its own per run, so dropAll cannot touch another run's (or anyone's) data.
-  const base = databaseFromUrl(url) ?? 'assay_test';
-  const dbName = `${base.slice(0, 30)}_${process.pid}_${Date.now().toString(36)}`;
-  const open = (suffix: string) => async () => {
-    const store = await MongoReadStore.connect(url, `${dbName.slice(0, 50)}${suffix}`);
+for (const target of targets) {
+  const open = (label: string) => async () => {
+    const database = ownDatabase(label);
+    const store = await MongoReadStore.connect(target.url(database), database);
     return {
       store,
       cleanup: async () => {
@@ -18,14 +23,8 @@ if (url) {
       },
     };
   };
-  readStoreContract('mongodb', open(''));
-  guardedWritesContract('mongodb', open('_g'));
-  collectionSwapContract('mongodb', open('_s'));
-} else {
-  describe('ReadStore contract: mongodb', () => {
-    process.stderr.write(
-      'MongoDB contract skipped: MONGODB_URL is not set (e.g. mongodb://USER:PASSWORD@localhost:27017/assay_test?authSource=admin, the user of .env, with docker compose -f docker-compose.yml -f docker-compose.contract.yml up -d mongodb).\n',
-    );
-    it.skip('needs MONGODB_URL', () => undefined);
-  });
+  readStoreContract(target.name, open('rs'), target.lacks);
+  guardedWritesContract(target.name, open('rs_g'));
+  collectionSwapContract(target.name, open('rs_s'), target.lacks);
 }
+if (targets.length === 0) noTarget('ReadStore contract: mongodb');

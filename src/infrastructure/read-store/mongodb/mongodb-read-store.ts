@@ -16,7 +16,8 @@ import {
 } from 'mongodb';
 import { Collection, Document, DuplicateKey, Filter, FindOptions, IndexSpec, ReadStore, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retrying } from './mongodb-retry';
-import { filterWithNulls, indexKeys, totalOrder, withoutUndefined } from './mongodb-values';
+import { reconcileIndexes } from './mongodb-indexes';
+import { filterWithNulls, totalOrder, withoutUndefined } from './mongodb-values';
 
 const DEFAULT_DATABASE = 'assay';
 const DUPLICATE_KEY_CODE = 11000;
@@ -28,13 +29,6 @@ export function databaseFromUrl(url: string): string | undefined {
   const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(url);
   const name = match ? decodeURIComponent(match[1]) : '';
   return name === '' ? undefined : name;
-}
-
-/** MongoDB's default index name (`org_1_createdAt_-1_id_-1`), spelled out so that it never varies. */
-function indexName(keys: Record<string, 1 | -1>): string {
-  return Object.entries(keys)
-    .map(([field, direction]) => `${field}_${direction}`)
-    .join('_');
 }
 
 /** Whether the filter fixes `_id`, in which case MongoDB takes an upserted document's `_id` from it. */
@@ -188,13 +182,17 @@ export class MongoReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
+  /** Creates what is missing and rebuilds an index whose options changed (mongodb-indexes.ts). */
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
-    const specs = indexes.map((spec) => {
-      const keys = indexKeys(spec);
-      return { key: keys, name: indexName(keys), unique: spec.unique ?? false };
-    });
-    await retrying(DEFAULT_RETRY_POLICY, () => guardDuplicates(collection, undefined, () => this.db.collection(collection).createIndexes(specs)));
+    try {
+      await retrying(DEFAULT_RETRY_POLICY, () => guardDuplicates(collection, undefined, () => reconcileIndexes(this.db.collection(collection), indexes)));
+    } catch (error) {
+      if (error instanceof DuplicateKey) {
+        error.message = `${error.message}: ${collection} holds documents a unique index now refuses; run \`assay projections rebuild\` to rebuild the read models.`;
+      }
+      throw error;
+    }
   }
 
   async dropAll(): Promise<void> {
