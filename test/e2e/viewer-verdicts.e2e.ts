@@ -77,6 +77,27 @@ describeWithChromium('void and failed trials in the viewer', () => {
     expect(await page.locator('main header.page-title .sub').textContent()).toBe(`batch ${other.id} · suite other-suite`);
   });
 
+  it('is usable at 390 px: no page scrolls sideways, wide tables scroll inside themselves', async () => {
+    const phone = await (await browser!.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await phone.goto(`${server.url}/`);
+    await phone.getByLabel('API key').fill(INIT_KEY);
+    await phone.keyboard.press('Enter');
+    await phone.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    const run = failed.runs[0];
+    for (const [hash, ready] of [
+      ['#/batches', '#batches-table'],
+      [`#/batches/${failed.id}`, '#batch-grid'],
+      [`#/runs/${run.id}`, 'table.list'],
+      [`#/runs/${run.id}/trials/${run.trials[0].id}`, '#trajectory'],
+    ]) {
+      await phone.goto(`${server.url}/${hash}`);
+      await phone.locator(ready).first().waitFor();
+      const widths = await phone.evaluate(() => ({ page: document.documentElement.scrollWidth, view: window.innerWidth }));
+      expect([hash, widths.page]).toEqual([hash, widths.view]);
+    }
+    await phone.context().close();
+  });
+
   it('keeps the run page\'s "Why void" for void trials and says why a trial failed', async () => {
     await page.goto(`${server.url}/#/runs/${voided.runs[0].id}`);
     const header = page.locator('table thead th');

@@ -59,7 +59,8 @@ export function SuitePage({ id }) {
         <p><a href=${link.analytics(suite.id)} id="suite-analytics">Analytics of this suite</a>: pass rate over time, flaky cases, and two batches compared.</p>
         <h2>Variants compared</h2>
         <p class="hint">Each variant's trials over the newest run of every case it ran. The interval is where the true pass rate lies with 95% confidence (Wilson): intervals that overlap do not show a winner.</p>
-        <table class="list" id="suite-variants">
+        ${compared.length === 0 ? html`<p>No variant of this suite has run yet.</p>` : null}
+        <table class="list" id="suite-variants" hidden=${compared.length === 0}>
           <caption class="visually-hidden">Variants compared</caption>
           <thead><tr><th scope="col">Variant</th><th scope="col">Cases run</th><th scope="col">Passed / scored</th><th scope="col">Pass rate</th><th scope="col">Wilson 95% interval</th><th scope="col">Interval</th></tr></thead>
           <tbody>${compared.map(
@@ -128,6 +129,7 @@ function IntervalBar({ row }) {
 }
 
 function CaseGrid({ cases, variants }) {
+  if (cases.length === 0) return html`<p id="suite-cases-empty">No case of this suite has run yet: a batch started with this suite fills this grid.</p>`;
   return html`<div class="grid-wrap">
     <table class="grid" id="suite-cases">
       <caption>
