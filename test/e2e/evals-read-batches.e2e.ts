@@ -121,6 +121,7 @@ describe('evals read side: batches and runs', () => {
       passed: 4,
       voided: 0,
       trigger: { source: 'dashboard', url: 'https://example.test/evals' },
+      suite: { id: 'greetings', name: 'greetings' },
     });
     expect(summary.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(summary.finishedAt)).toBeGreaterThanOrEqual(Date.parse(summary.startedAt));
