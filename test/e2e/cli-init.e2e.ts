@@ -89,7 +89,8 @@ describe('assay init, --version and --help', () => {
     const job = workflow.jobs.eval;
     expect(job.env.ASSAY_PACKAGE).toBe('git+https://example.com/assay.git#v1');
     const runs: string[] = job.steps.filter((step: any) => step.run).map((step: any) => step.run);
-    expect(runs.join('\n')).toContain('npm install -g --no-audit --no-fund "$ASSAY_PACKAGE"');
+    expect(runs.join('\n')).toContain('npm pack --pack-destination "$RUNNER_TEMP" "$ASSAY_PACKAGE"');
+    expect(runs.join('\n')).toContain('npm install -g --no-audit --no-fund "$RUNNER_TEMP/$tarball"');
     expect(runs.join('\n')).toContain('nohup assay serve');
     const evalLine = runs.join('\n').match(/assay eval --local evals\/suite\.yaml .*$/m)?.[0] ?? '';
     const junit = /--junit (\S+)/.exec(evalLine)?.[1];

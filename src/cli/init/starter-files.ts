@@ -71,7 +71,7 @@ jobs:
     runs-on: ubuntu-latest
     timeout-minutes: 30
     env:
-      # Where npm installs Assay from: a git URL (built on install), a tarball's URL, or a package
+      # Where npm installs Assay from: a git URL (npm builds it), a tarball's URL, or a package
       # name. Unless "assay init --package" wrote it here, set the repository variable ASSAY_PACKAGE.
       ASSAY_PACKAGE: ${source}
       ASSAY_URL: http://127.0.0.1:8080
@@ -86,7 +86,9 @@ jobs:
             echo "::error::Set the repository variable ASSAY_PACKAGE to where npm installs Assay from, e.g. git+https://github.com/your-org/assay.git#v0.1.0"
             exit 1
           fi
-          npm install -g --no-audit --no-fund "$ASSAY_PACKAGE"
+          # Packed first: npm pack builds a git URL's package, which npm install -g from git cannot (npm/cli#8440).
+          tarball="$(npm pack --pack-destination "$RUNNER_TEMP" "$ASSAY_PACKAGE" | tail -n 1)"
+          npm install -g --no-audit --no-fund "$RUNNER_TEMP/$tarball"
           assay --version
       - name: Start Assay on the runner
         run: |
