@@ -353,6 +353,16 @@ describeWithChromium('the web viewer in a real browser', () => {
         [`${after} ${ANALYTICS_SIDES.hello}`, after, '6 / 6', '100%', '61%–100%'],
       ]);
       expect(await rows('#compare-atk')).toEqual([['1', '0%', '0%', '100%', '100%']]);
+      // Each side's label heads its two columns once: the table fits the page.
+      expect(await tab.locator('#compare-atk thead th[scope="colgroup"]').allTextContents()).toEqual([
+        `${before} ${ANALYTICS_SIDES.bye}`,
+        `${after} ${ANALYTICS_SIDES.hello}`,
+      ]);
+      const fits = await tab.evaluate(() => {
+        const table = document.querySelector('#compare-atk') as any;
+        return table.getBoundingClientRect().right <= document.querySelector('main')!.getBoundingClientRect().right + 1;
+      });
+      expect(fits).toBe(true);
       expect(await tab.locator('#compare-differing tbody tr').count()).toBe(6);
       expect(await tab.locator('#compare-differing tbody tr').first().textContent()).toMatch(/greets-1.*0 \/ 1 \(0%\).*1 \/ 1 \(100%\)/);
       await tab.screenshot({ path: path.join(ARTIFACTS, 'analytics.png'), fullPage: true });

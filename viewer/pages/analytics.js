@@ -127,6 +127,17 @@ function alignBuckets(answer) {
   return { starts, lines };
 }
 
+/** Tick labels for bucket starts (epoch seconds): a date, a week's Monday, or an hour; every nth when they would crowd. */
+export function bucketTicks(ticks, bucket, width) {
+  const name = (t) => {
+    const iso = new Date(t * 1000).toISOString();
+    if (bucket === 'hour') return `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
+    return bucket === 'week' ? `wk ${iso.slice(0, 10)}` : iso.slice(0, 10);
+  };
+  const every = Math.max(1, Math.ceil((ticks.length * 90) / Math.max(width, 1)));
+  return ticks.map((t, index) => (index % every === 0 ? name(t) : ''));
+}
+
 /** Each line's pass rate per bucket, with its Wilson interval drawn as a whisker; the table after it has the same numbers. */
 function PassRateChart({ answer }) {
   const box = useRef(null);
@@ -167,7 +178,11 @@ function PassRateChart({ answer }) {
         height: 280,
         // Half a bucket either side: a single bucket still has room, and no whisker sits on the edge.
         scales: { x: { time: true, range: () => [xs[0] - half, xs[xs.length - 1] + half] }, y: { range: [0, 100] } },
-        axes: [{ label: `${answer.bucket} (UTC)` }, { label: 'pass rate (%)', values: (_u, ticks) => ticks.map((t) => `${t}%`) }],
+        axes: [
+          // Ticks at the buckets themselves, named as buckets are (a day's chart is not hours of one day), thinned to fit.
+          { label: `${answer.bucket} (UTC)`, splits: () => xs, values: (_u, ticks) => bucketTicks(ticks, answer.bucket, width) },
+          { label: 'pass rate (%)', values: (_u, ticks) => ticks.map((t) => `${t}%`) },
+        ],
         series: [
           { label: answer.bucket, value: (_u, v) => (v === null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)) },
           ...lines.map((line, i) => ({
@@ -387,12 +402,11 @@ function ComparisonResult({ comparison }) {
             </caption>
             <thead>
               <tr>
-                <th scope="col">k</th>
-                ${sides.map(
-                  (s) =>
-                    html`<th scope="col">${s.label}: pass@k</th>
-                      <th scope="col">${s.label}: pass^k</th>`,
-                )}
+                <th scope="col" rowspan="2">k</th>
+                ${sides.map((s) => html`<th scope="colgroup" colspan="2">${s.label}</th>`)}
+              </tr>
+              <tr>
+                ${sides.map(() => html`<th scope="col">pass@k</th><th scope="col">pass^k</th>`)}
               </tr>
             </thead>
             <tbody>
