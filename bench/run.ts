@@ -1,6 +1,6 @@
 /**
  * The benchmark entry: `npm run bench` runs every suite of bench/suites.ts in order,
- * `npm run bench -- appends replay` only those named (and `peers`, which runs only when named). Each suite's table is printed as it
+ * `npm run bench -- appends replay` only those named (and `peers` and `agents`, which run only when named). Each suite's table is printed as it
  * finishes, then one combined table. With `--save`, each suite's table is also written to
  * bench/results/YYYY-MM-DD-<suite>.md with the machine and the command. Targets are reported, not
  * enforced: a missed target still exits 0; only a suite that fails to run (or an unknown name or

@@ -1,4 +1,5 @@
 /** Every benchmark suite, in the order `npm run bench` runs them: a new suite is an import and an entry. */
+import { agentsSuite } from './agents.bench';
 import { analyticsSuite } from './analytics.bench';
 import { appendsSuite } from './event-store.bench';
 import { conversationSuite } from './conversation.bench';
@@ -26,4 +27,5 @@ export const suites: readonly Suite[] = [
   analyticsSuite,
   throughputSuite,
   peersSuite,
+  agentsSuite,
 ];

@@ -35,6 +35,10 @@ export interface BenchServerOptions {
   cpuProfileDir?: string;
   /** The server's TMPDIR, under which its trial directories go; default its own temporary directory, beside its data. */
   trialsParent?: string;
+  /** Lines added to its ASSAY_CONFIG (sandboxes, providers, harnesses). */
+  config?: readonly string[];
+  /** Variables added to its environment (ASSAY_AGENTS_DIR, a provider's key). */
+  env?: Record<string, string>;
 }
 
 async function freePort(): Promise<number> {
@@ -104,7 +108,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run the bench through "npm run bench".`);
   const data = tempDir('throughput');
   const config = data.file('bench-config.yaml');
-  fs.writeFileSync(config, `allowUnsandboxed: true\ndefaultSandbox: ${options.driver}\n`);
+  fs.writeFileSync(config, [`allowUnsandboxed: true`, `defaultSandbox: ${options.driver}`, ...(options.config ?? []), ''].join('\n'));
   const port = await freePort();
   const flags = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
   const child: ChildProcess = spawn(process.execPath, [...flags, CLI, 'serve'], {
@@ -119,6 +123,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       ASSAY_MAX_PARALLEL_TRIALS: String(options.parallel),
       ASSAY_LOG_LEVEL: 'warn',
       TMPDIR: options.trialsParent ?? data.dir,
+      ...options.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
