@@ -4,6 +4,10 @@ import { viewerDirectory } from '#infrastructure/http/viewer-assets';
 import { startBody, waitForBatch } from '../support/evals';
 import { ChildServer, INIT_KEY, startChild, tempDir } from '../support/servers';
 
+// Evaluated in the browser.
+declare const document: any;
+declare const window: any;
+
 /** Void is never green, and a failed trial says why: the viewer in a real browser (Debian's chromium, as in viewer.e2e.ts). */
 const CHROMIUM = '/usr/bin/chromium';
 const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;

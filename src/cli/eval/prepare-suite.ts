@@ -52,6 +52,9 @@ export function prepareSuite(path: string, choices: SuiteChoices): PreparedSuite
   if (name !== undefined && (typeof name !== 'string' || name.length < 1 || name.length > 200)) {
     problems.push(file.problem(['name'], 'must be a string of 1 to 200 characters'));
   }
+  // The file's name names the suite wherever it is shown (the batches list), unless the suite names itself.
+  const suite = body.suite as Json | undefined;
+  if (typeof name === 'string' && isMapping(suite) && suite.name === undefined) suite.name = name;
   loadCasesFile(file, body, problems);
   loadFileReferences(file, body, problems);
   if (choices.trials !== undefined) body.trials = choices.trials;
@@ -121,4 +124,8 @@ function chooseLocal(file: SuiteFile, body: Json, everything: boolean, problems:
     );
   }
   return local > 0;
+}
+
+function isMapping(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
