@@ -7,6 +7,7 @@ import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { systemClock } from '#shared/clock';
 import { TrialClaim } from '#modules/evals/orchestration/trial-claim';
 import { trialStream } from '#modules/evals/trials/trial.events';
+import { EventStoreDbTestServer } from '../support/eventstoredb/server';
 import { tempDir } from '../support/temp-dirs';
 import { waitUntil } from '../support/servers';
 
@@ -158,6 +159,21 @@ trialClaimsContract('SQLite, two handles on one file', async () => {
     stores,
     close: async () => {
       await Promise.all(stores.map((store) => store.close()));
+    },
+  };
+});
+
+trialClaimsContract('EventStoreDB over the gRPC test server, two connections', async () => {
+  const server = await EventStoreDbTestServer.start();
+  const stores: [EventStoreDbEventStore, EventStoreDbEventStore] = [
+    await EventStoreDbEventStore.connect(server.url()),
+    await EventStoreDbEventStore.connect(server.url()),
+  ];
+  return {
+    stores,
+    close: async () => {
+      await Promise.all(stores.map((store) => store.close()));
+      await server.stop();
     },
   };
 });

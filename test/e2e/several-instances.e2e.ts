@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { startBody, waitForBatch } from '../support/evals';
+import { EventStoreDbTestServer } from '../support/eventstoredb/server';
 import { ChildServer, INIT_KEY, startChild, tempDir, waitUntil } from '../support/servers';
 
 const ABANDONED = 'abandoned: the instance running this trial stopped';
@@ -14,7 +15,7 @@ interface StoredEvent {
 }
 
 /** The shared event log, read straight from its SQLite file (read-only, beside the servers). */
-function readLog(dataDir: string): StoredEvent[] {
+function readSqliteLog(dataDir: string): StoredEvent[] {
   const db = new Database(path.join(dataDir, 'events.sqlite'), { readonly: true, fileMustExist: true });
   try {
     const rows = db.prepare('SELECT stream, type, data FROM events ORDER BY position').all() as Array<{ stream: string; type: string; data: string }>;
@@ -37,14 +38,55 @@ function claimsIn(log: StoredEvent[]): { owner: Map<string, string>; ended: Set<
   return { owner, ended };
 }
 
+/** The event log the instances share: the data directory's SQLite file, or an EventStoreDB server. */
+interface SharedLog {
+  name: string;
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** What an instance needs to use it. */
+  env(): Record<string, string>;
+  read(): StoredEvent[];
+}
+
+function sqliteLog(dir: () => string): SharedLog {
+  return { name: 'one data directory (SQLite)', open: async () => undefined, close: async () => undefined, env: () => ({}), read: () => readSqliteLog(dir()) };
+}
+
+/** EventStoreDB's gRPC test server in this process, reached by each instance over the network; its domain events read in `$all` order. */
+function eventStoreDbLog(): SharedLog {
+  let server: EventStoreDbTestServer | null = null;
+  const running = () => {
+    if (!server) throw new Error('the EventStoreDB test server is not running');
+    return server;
+  };
+  return {
+    name: 'EventStoreDB over the gRPC test server',
+    open: async () => {
+      server = await EventStoreDbTestServer.start();
+    },
+    close: async () => {
+      await server?.stop();
+      server = null;
+    },
+    env: () => ({ EVENTSTORE_URL: running().url() }),
+    read: () =>
+      running()
+        .log.all.filter((event) => !event.stream.startsWith('$') && !event.stream.startsWith('auditchain-'))
+        .map((event) => ({ stream: event.stream, type: event.type, data: JSON.parse(event.data.toString()) as Record<string, unknown> })),
+  };
+}
+
 /**
  * Operators run several instances on one store. Here, several `assay serve` processes share one
- * data directory (one SQLite log, each with its own read models): each trial runs on exactly one
- * of them, a killed one's trials are voided only once its claims lapse, and all agree.
+ * data directory, and one event log (its SQLite file, or an EventStoreDB server), each with its
+ * own read models: each trial runs on exactly one of them, a killed one's trials are voided only
+ * once its claims lapse, and all agree.
  */
-describe('several server instances on one data directory', () => {
+describe.each([['sqlite'], ['eventstoredb']])('several server instances on one event log: %s', (kind) => {
   const children: ChildServer[] = [];
   let dataDir: string;
+  const shared = kind === 'sqlite' ? sqliteLog(() => dataDir) : eventStoreDbLog();
+  const readLog = () => shared.read();
   let markers: string;
   let config: string;
 
@@ -57,6 +99,7 @@ describe('several server instances on one data directory', () => {
       ASSAY_INSTANCE_ID: instanceId,
       ASSAY_MAX_PARALLEL_TRIALS: '2',
       ASSAY_TRIAL_LEASE_MS: '3000',
+      ...shared.env(),
       ...extra,
     };
     const child = await startChild(env);
@@ -80,7 +123,8 @@ describe('several server instances on one data directory', () => {
     return counts;
   };
 
-  beforeEach(() => {
+  beforeEach(async () => {
+    await shared.open();
     dataDir = tempDir();
     const outside = tempDir('assay-markers-');
     markers = path.join(outside, 'ran.log');
@@ -91,6 +135,7 @@ describe('several server instances on one data directory', () => {
 
   afterEach(async () => {
     await Promise.all(children.splice(0).map((child) => child.stop('SIGKILL')));
+    await shared.close();
   });
 
   it('runs each trial once when two instances could both claim it', async () => {
@@ -124,7 +169,7 @@ describe('several server instances on one data directory', () => {
     // Kill charlie while it runs trials of its own claim.
     let charlieRunning: string[] = [];
     await waitUntil(async () => {
-      const { owner, ended } = claimsIn(readLog(dataDir));
+      const { owner, ended } = claimsIn(readLog());
       charlieRunning = [...owner].filter(([trialId, instance]) => instance === 'charlie' && !ended.has(trialId)).map(([trialId]) => trialId);
       return charlieRunning.length > 0;
     }, 30000);
@@ -136,7 +181,7 @@ describe('several server instances on one data directory', () => {
     const finished = await Promise.all(batchIds.map((id, index) => waitForBatch(live[index].client, id, 90000)));
     expect(finished.map((batch) => batch.status)).toEqual(['finished', 'finished', 'finished']);
 
-    const log = readLog(dataDir);
+    const log = readLog();
     const { owner } = claimsIn(log);
     const counts = markerCounts();
     const trials = finished.flatMap((batch, index) =>
@@ -169,7 +214,7 @@ describe('several server instances on one data directory', () => {
     expect(again.map((answer) => answer.status)).toEqual([200, 200, 200]);
     const allIds = [...batchIds, ...again.map((answer) => answer.body.id as string)];
     for (const [index, answer] of again.entries()) expect((await waitForBatch(live[index].client, answer.body.id)).status).toBe('finished');
-    const slots = readLog(dataDir).filter((event) => event.stream === 'batchslots-acme');
+    const slots = readLog().filter((event) => event.stream === 'batchslots-acme');
     expect(slots.filter((event) => event.type === 'BatchSlotReleased')).toHaveLength(slots.filter((event) => event.type === 'BatchSlotTaken').length);
 
     // Every instance reads the same, and so does a new one that rebuilt its read models from the log.
@@ -204,7 +249,7 @@ describe('several server instances on one data directory', () => {
     // Another instance's reads follow the shared log a moment later (it polls the file).
     const nextTrials = async () => ((await second.client.call('evals.batches.get', { id: next.body.id })).body.runs ?? []).flatMap((run: any) => run.trials);
     await waitUntil(async () => (await nextTrials())[0]?.status === 'running', 30000);
-    const { owner } = claimsIn(readLog(dataDir));
+    const { owner } = claimsIn(readLog());
     const runningOn = owner.get((await nextTrials())[0].id);
     const stopping = runningOn === 'first' ? first : second;
     const staying = stopping === first ? second : first;

@@ -1,11 +1,12 @@
 /**
- * The organization's hash chain on the EventStoreDB adapter, with the server stubbed
- * (test/support/stub-eventstoredb.ts: the client's calls with the server's rules). Several
- * adapters over one stub are several instances of the service over one server. What must hold:
+ * The organization's hash chain on the EventStoreDB adapter, over the gRPC test server
+ * (test/support/eventstoredb/server.ts: the real client, the real protocol, the server's rules).
+ * Several adapters over one server are several instances of the service. What must hold:
  * the chain is one line in `$all` order however the writers of one organization race, crash or
  * lose their connection, and `audit.verify` and the export check it as they do on SQLite.
  */
 import { randomUUID } from 'node:crypto';
+import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { NewEvent, WrongExpectedVersion } from '../event-store.port';
 import { eventHash } from '#shared/event-chain';
@@ -13,17 +14,42 @@ import { ExportChainCheck } from '../../../cli/audit/export-chain-check';
 import { exportLines } from '#modules/audit/export-events/ndjson-export';
 import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
 import { VerifyAuditChain } from '#modules/audit/verify-chain/verify-chain.query';
-import { StubEventStoreDb } from '../../../../test/support/stub-eventstoredb';
+import { EventStoreDbTestServer } from '../../../../test/support/eventstoredb/server';
 
 const never = () => new Promise<void>(() => undefined);
+const servers: EventStoreDbTestServer[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
+  await Promise.all(servers.splice(0).map((server) => server.stop()));
+});
+
+async function startServer(): Promise<EventStoreDbTestServer> {
+  const server = await EventStoreDbTestServer.start();
+  servers.push(server);
+  return server;
+}
+
+/** Another tool writing to the server around the adapter, with the plain client. */
+async function writeAround(server: EventStoreDbTestServer, stream: string, type: string, metadata: Record<string, unknown> = {}): Promise<void> {
+  const client = EventStoreDBClient.connectionString(server.url());
+  try {
+    await client.appendToStream(stream, [jsonEvent({ id: randomUUID(), type, data: {}, metadata })]);
+  } finally {
+    await client.dispose();
+  }
+}
 
 function orgEvent(organization: string, type: string, data: unknown = { at: randomUUID() }): NewEvent {
   const correlationId = randomUUID();
   return { id: randomUUID(), type, data, metadata: { organization, actor: 'key_audit', correlationId, causationId: correlationId } };
 }
 
-function instance(server: StubEventStoreDb, chainLeaseMs = 30_000): EventStoreDbEventStore {
-  return EventStoreDbEventStore.over(server.client(), { chainLeaseMs });
+async function instance(server: EventStoreDbTestServer, chainLeaseMs = 30_000, options: Record<string, string> = {}): Promise<EventStoreDbEventStore> {
+  const store = await EventStoreDbEventStore.connect(server.url(options), { chainLeaseMs });
+  opened.push(store);
+  return store;
 }
 
 function verify(store: EventStoreDbEventStore, organization: string) {
@@ -36,8 +62,8 @@ async function chainStreamTypes(store: EventStoreDbEventStore, organization: str
 
 describe('the audit chain on EventStoreDB', () => {
   it('links each event of the organization to the one before it, in metadata the reads take back out', async () => {
-    const server = new StubEventStoreDb();
-    const store = instance(server);
+    const server = await startServer();
+    const store = await instance(server);
     const created = orgEvent('acme', 'PromptVersionCreated', { id: 'support/triage', version: 1 });
     await store.append('prompt-acme.support', [created, orgEvent('acme', 'PromptChannelPromoted')], 'no_stream');
     await store.append('batch-1', [orgEvent('globex', 'BatchStarted')], 'no_stream');
@@ -54,7 +80,7 @@ describe('the audit chain on EventStoreDB', () => {
     // Stored with the link and the adapter's time; read back as appended, at that time.
     const [stored] = await store.readStream('prompt-acme.support');
     expect(stored.metadata).toEqual(created.metadata);
-    const raw = server.streams.get('prompt-acme.support')?.[0].metadata as Record<string, { recordedAt: string; hash: string }>;
+    const raw = JSON.parse(server.streams.get('prompt-acme.support')?.[0].metadata.toString() ?? '{}') as Record<string, { recordedAt: string; hash: string }>;
     expect(raw.assayChain.hash).toBe(audited[0].chain?.hash);
     expect(stored.createdAt).toBe(raw.assayChain.recordedAt);
     // The chain streams are the store's bookkeeping: not in `$all` as the port reads it.
@@ -70,12 +96,11 @@ describe('the audit chain on EventStoreDB', () => {
     const check = new ExportChainCheck();
     for (const line of lines) expect(check.add(line.trimEnd())).toBeNull();
     expect(check.finish()).toEqual({ break: null, events: 4 });
-    await store.close();
   });
 
   it('serializes two instances appending for one organization: a claim conflicts, its writer re-reads and retries', async () => {
-    const server = new StubEventStoreDb();
-    const [first, second] = [instance(server), instance(server)];
+    const server = await startServer();
+    const [first, second] = [await instance(server), await instance(server)];
     const appendMany = async (store: EventStoreDbEventStore, name: string) => {
       for (let index = 0; index < 15; index++)
         await store.append(`trial-${name}${index}`, [orgEvent('acme', 'TrialQueued'), orgEvent('acme', 'TrialStarted')], 'no_stream');
@@ -91,13 +116,12 @@ describe('the audit chain on EventStoreDB', () => {
     // Each append is sent within a third of the lease from its claim.
     const domainDeadlines = server.deadlines.filter(({ stream }) => stream.startsWith('trial-'));
     expect(domainDeadlines).toHaveLength(45);
-    expect(domainDeadlines.every(({ deadline }) => deadline > 0 && deadline <= 10_000)).toBe(true);
-    await Promise.all([first.close(), second.close()]);
+    expect(domainDeadlines.every(({ deadlineMs }) => deadlineMs > 0 && deadlineMs <= 10_000)).toBe(true);
   });
 
   it('lets one of two instances appending at the same stream revision win; the loser voids its claim and the chain holds', async () => {
-    const server = new StubEventStoreDb();
-    const [first, second] = [instance(server), instance(server)];
+    const server = await startServer();
+    const [first, second] = [await instance(server), await instance(server)];
     await first.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
     const outcomes = await Promise.allSettled([
       first.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 0),
@@ -110,33 +134,34 @@ describe('the audit chain on EventStoreDB', () => {
     expect(await chainStreamTypes(first, 'acme')).toContain('AuditChainClaimVoided');
     await second.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 1);
     expect(await verify(second, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
-    await Promise.all([first.close(), second.close()]);
   });
 
   it('takes a refusal the client answers instead of raising (throwOnAppendFailure=false) as a refusal, for claims and appends', async () => {
-    const server = new StubEventStoreDb();
-    server.throwOnAppendFailure = false;
-    const [first, second] = [instance(server), instance(server)];
+    const server = await startServer();
+    const [first, second] = [
+      await instance(server, 30_000, { throwOnAppendFailure: 'false' }),
+      await instance(server, 30_000, { throwOnAppendFailure: 'false' }),
+    ];
     await first.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
-    await Promise.all([
-      second.append('batch-1', [orgEvent('acme', 'BatchStarted')], 'no_stream'),
-      first.append('batch-2', [orgEvent('acme', 'BatchStarted')], 'no_stream'),
-    ]);
+    const appendMany = async (store: EventStoreDbEventStore, name: string) => {
+      for (let index = 0; index < 8; index++) await store.append(`batch-${name}${index}`, [orgEvent('acme', 'BatchStarted')], 'no_stream');
+    };
+    await Promise.all([appendMany(first, 'a'), appendMany(second, 'b')]);
     expect(server.refused).toContain('auditchain-acme');
     const refusal = await second.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 'no_stream').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(WrongExpectedVersion);
+    // The client reports the revision of such a refusal wrongly (true as 1): the adapter reads the stream's own.
     expect((refusal as WrongExpectedVersion).actual).toBe(0);
-    expect(await verify(first, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
-    await Promise.all([first.close(), second.close()]);
+    expect(await verify(first, 'acme')).toEqual({ ok: true, checked: 17, unchained: 0, firstBreak: null });
   });
 
   it('after a writer died once its events landed, the next writer of another instance links after them', async () => {
-    const server = new StubEventStoreDb();
-    const [dying, next] = [instance(server), instance(server)];
+    const server = await startServer();
+    const [dying, next] = [await instance(server), await instance(server)];
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
     // The events are stored; the writer never hears back (its process ended).
     server.after = (stream) => (stream === 'batch-died' ? never() : Promise.resolve());
-    void dying.append('batch-died', [orgEvent('acme', 'BatchStarted'), orgEvent('acme', 'BatchFinished')], 'no_stream');
+    void dying.append('batch-died', [orgEvent('acme', 'BatchStarted'), orgEvent('acme', 'BatchFinished')], 'no_stream').catch(() => undefined);
     while (!server.streams.has('batch-died')) await new Promise((resolve) => setImmediate(resolve));
 
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 0);
@@ -145,16 +170,15 @@ describe('the audit chain on EventStoreDB', () => {
     expect(audited[3].chain?.prevHash).toBe(audited[2].chain?.hash);
     expect(await chainStreamTypes(next, 'acme')).toEqual(['AuditChainClaimed', 'AuditChainClaimed', 'AuditChainClaimed']);
     expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 4, unchained: 0, firstBreak: null });
-    await next.close();
   });
 
   it('after a writer died between its claim and its events, the next writer voids the claim once its lease passed', async () => {
-    const server = new StubEventStoreDb();
-    const dying = instance(server);
-    const next = instance(server, 300);
+    const server = await startServer();
+    const dying = await instance(server);
+    const next = await instance(server, 300);
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
     server.before = (stream) => (stream === 'batch-died' ? never() : Promise.resolve());
-    void dying.append('batch-died', [orgEvent('acme', 'BatchStarted')], 'no_stream');
+    void dying.append('batch-died', [orgEvent('acme', 'BatchStarted')], 'no_stream').catch(() => undefined);
     while ((await chainStreamTypes(next, 'acme')).length < 2) await new Promise((resolve) => setImmediate(resolve));
     // A claim whose events have not landed: the chain may end before it, and verify says so.
     expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 1, unchained: 0, firstBreak: null });
@@ -167,13 +191,12 @@ describe('the audit chain on EventStoreDB', () => {
     expect(audited.map((event) => event.type)).toEqual(['PromptVersionCreated', 'PromptChannelPromoted']);
     expect(audited[1].chain?.prevHash).toBe(audited[0].chain?.hash);
     expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 2, unchained: 0, firstBreak: null });
-    await next.close();
   });
 
   it('voids at once, without waiting for the lease, a claim whose stream revision another event took', async () => {
-    const server = new StubEventStoreDb();
-    const dying = instance(server);
-    const next = instance(server, 60_000);
+    const server = await startServer();
+    const dying = await instance(server);
+    const next = await instance(server, 60_000);
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated')], 'no_stream');
     let held = false;
     server.before = (stream) => {
@@ -181,22 +204,21 @@ describe('the audit chain on EventStoreDB', () => {
       held = true;
       return never();
     };
-    void dying.append('batch-taken', [orgEvent('acme', 'BatchStarted')], 'no_stream');
+    void dying.append('batch-taken', [orgEvent('acme', 'BatchStarted')], 'no_stream').catch(() => undefined);
     while ((await chainStreamTypes(next, 'acme')).length < 2) await new Promise((resolve) => setImmediate(resolve));
     // Another tool writes revision 0 of that stream: the claimed append, which expects no stream, can never land.
-    await server.client().appendToStream('batch-taken', [{ id: randomUUID(), type: 'Imported', contentType: 'application/json', data: {}, metadata: {} }]);
+    await writeAround(server, 'batch-taken', 'Imported');
 
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 0);
     const [voided] = (await next.readStream('auditchain-acme', { fromRevision: 2, maxCount: 1 })) as Array<{ type: string; data: { reason: string } }>;
     expect(voided.type).toBe('AuditChainClaimVoided');
     expect(voided.data.reason).toContain('can never land');
     expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 2, unchained: 0, firstBreak: null });
-    await next.close();
   });
 
   it('answers an append whose reply the connection lost from what the server stored, and keeps chaining', async () => {
-    const server = new StubEventStoreDb();
-    const store = instance(server);
+    const server = await startServer();
+    const store = await instance(server);
     let failed = false;
     server.after = async (stream) => {
       if (stream !== 'batch-1' || failed) return;
@@ -208,25 +230,20 @@ describe('the audit chain on EventStoreDB', () => {
     expect(result).toEqual({ nextExpectedRevision: 1, position: stored[1].position });
     await store.append('batch-1', [orgEvent('acme', 'BatchFinished')], 1);
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
-    await store.close();
   });
 
   it('reports an event changed in the store, and one written around the adapter, at that event', async () => {
-    const server = new StubEventStoreDb();
-    const store = instance(server);
+    const server = await startServer();
+    const store = await instance(server);
     // Written before the chain existed (an older version of the service): counted, not checked.
-    await server
-      .client()
-      .appendToStream('prompt-acme.p', [
-        { id: randomUUID(), type: 'PromptVersionCreated', contentType: 'application/json', data: {}, metadata: orgEvent('acme', 'x').metadata },
-      ]);
+    await writeAround(server, 'prompt-acme.p', 'PromptVersionCreated', orgEvent('acme', 'x').metadata);
     await store.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted', { channel: 'production', toVersion: 1 })], 0);
     await store.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted', { channel: 'production', toVersion: 2 })], 1);
     await store.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted', { channel: 'production', toVersion: 3 })], 2);
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 3, unchained: 1, firstBreak: null });
 
     server.tamper('prompt-acme.p', 2, (record) => {
-      record.data = { channel: 'production', toVersion: 7 };
+      record.data = Buffer.from(JSON.stringify({ channel: 'production', toVersion: 7 }));
     });
     const tampered = (await store.readStream('prompt-acme.p', { fromRevision: 2, maxCount: 1 }))[0];
     expect(await verify(store, 'acme')).toEqual({
@@ -237,11 +254,7 @@ describe('the audit chain on EventStoreDB', () => {
     });
 
     await store.append('prompt-globex.p', [orgEvent('globex', 'PromptVersionCreated')], 'no_stream');
-    await server
-      .client()
-      .appendToStream('prompt-globex.p', [
-        { id: randomUUID(), type: 'PromptChannelPromoted', contentType: 'application/json', data: {}, metadata: orgEvent('globex', 'x').metadata },
-      ]);
+    await writeAround(server, 'prompt-globex.p', 'PromptChannelPromoted', orgEvent('globex', 'x').metadata);
     const forged = (await store.readStream('prompt-globex.p', { fromRevision: 1 }))[0];
     expect((await verify(store, 'globex')).firstBreak).toEqual({
       position: forged.position,
@@ -249,12 +262,11 @@ describe('the audit chain on EventStoreDB', () => {
       revision: 1,
       reason: expect.stringContaining('has no hash'),
     });
-    await store.close();
   });
 
   it("reports the removal of the organization's newest events, which nothing after them names", async () => {
-    const server = new StubEventStoreDb();
-    const store = instance(server);
+    const server = await startServer();
+    const store = await instance(server);
     await store.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated'), orgEvent('acme', 'PromptChannelPromoted')], 'no_stream');
     await store.append('connector-acme', [orgEvent('acme', 'ConnectorAdded')], 'no_stream');
     await store.append('batch-acme', [orgEvent('acme', 'BatchStarted'), orgEvent('acme', 'BatchFinished')], 'no_stream');
@@ -285,12 +297,11 @@ describe('the audit chain on EventStoreDB', () => {
       revision: -1,
       reason: expect.stringContaining('before its first event'),
     });
-    await store.close();
   });
 
   it('chains each organization of an append of several, and serializes one instance own appends without conflicts', async () => {
-    const server = new StubEventStoreDb();
-    const store = instance(server);
+    const server = await startServer();
+    const store = await instance(server);
     await Promise.all(
       Array.from({ length: 12 }, (_, index) =>
         store.append(`mixed-${index}`, [orgEvent('acme', 'A'), orgEvent('globex', 'G'), orgEvent('acme', 'A2')], 'no_stream'),
@@ -299,6 +310,5 @@ describe('the audit chain on EventStoreDB', () => {
     expect(server.refused).toEqual([]);
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 24, unchained: 0, firstBreak: null });
     expect(await verify(store, 'globex')).toEqual({ ok: true, checked: 12, unchained: 0, firstBreak: null });
-    await store.close();
   });
 });

@@ -227,14 +227,20 @@ export class EventStoreDbEventStore implements EventStore {
         expectedRevision: toEsdbExpected(expected),
         ...(deadlineMs === undefined ? {} : { deadline: deadlineMs }),
       });
-      // With `throwOnAppendFailure=false` in the connection string, the client answers a refusal instead of raising it.
-      if (!result.success) throw new WrongExpectedVersion(stream, expected, Number(result.nextExpectedRevision));
+      // With `throwOnAppendFailure=false` in the connection string, the client answers a refusal instead of raising it,
+      // and its BatchAppend path reports the revision as whether there is one (true as 1): the stream's own is read instead.
+      if (!result.success) throw new WrongExpectedVersion(stream, expected, await this.lastRevision(stream));
       return await this.toAppendResult(stream, events, result);
     } catch (error) {
       if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(stream, appendSize(events), error.maxAppendSize);
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       throw new WrongExpectedVersion(stream, expected, error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion));
     }
+  }
+
+  /** The stream's last revision as the leader has it, -1 when it does not exist. */
+  private async lastRevision(stream: string): Promise<number> {
+    return (await this.readStreamAs(stream, { direction: 'backwards', maxCount: 1 }, toRecordedEvent, true)).at(0)?.revision ?? -1;
   }
 
   private chainIo(): ChainIo {
