@@ -49,6 +49,7 @@ describe('evals.models.list with configured model providers', () => {
 
   it('filters them with q and counts them in total, for every harness', async () => {
     expect(await models({ q: 'GPT-5.4', harness: 'command' })).toEqual({
+      agent: null,
       harness: 'command',
       models: [
         { id: 'gpt-5.4', displayName: 'gpt-5.4', vendor: 'openai', summary: through('openai', 'openai') },
@@ -69,6 +70,6 @@ describe('evals.models.list with configured model providers', () => {
         { id: 'qwen3-coder', vendor: 'local' },
       ],
     });
-    expect(await models({ q: 'no such model' })).toEqual({ harness: 'harness_kind_1', models: [], total: 0 });
+    expect(await models({ q: 'no such model' })).toEqual({ agent: null, harness: 'harness_kind_1', models: [], total: 0 });
   });
 });

@@ -18,6 +18,7 @@ describe('evals read side: models', () => {
 
     it('lists the first agent harness by default, by vendor then newest first', async () => {
       expect(await models({ q: '' })).toEqual({
+        agent: null,
         harness: 'harness_kind_1',
         models: [
           { displayName: 'Claude Haiku 4.5', id: 'claude-haiku-4-5', summary: 'Fast, low-cost model.', vendor: 'Anthropic' },
@@ -36,8 +37,8 @@ describe('evals read side: models', () => {
       expect(await models({ q: 'GPT', harness: 'harness_kind_2' })).toMatchObject({ harness: 'harness_kind_2', total: 3 });
       expect((await models({ q: 'codex', harness: 'harness_kind_2' })).models.map((model: any) => model.id)).toEqual(['gpt-5-codex']);
       expect((await models({ q: '5 MINI', harness: 'harness_kind_2' })).models.map((model: any) => model.id)).toEqual(['gpt-5-mini']);
-      expect(await models({ q: 'gpt' })).toEqual({ harness: 'harness_kind_1', models: [], total: 0 });
-      expect(await models({ q: '', harness: 'command' })).toEqual({ harness: 'command', models: [], total: 0 });
+      expect(await models({ q: 'gpt' })).toEqual({ agent: null, harness: 'harness_kind_1', models: [], total: 0 });
+      expect(await models({ q: '', harness: 'command' })).toEqual({ agent: null, harness: 'command', models: [], total: 0 });
     });
 
     it('refuses an unknown harness or a q that is not a string', async () => {
