@@ -191,6 +191,21 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
       }
     });
 
+    it("evals.models.list names each harness kind's agent and the version its trials install", async () => {
+      for (const agent of agents) {
+        const answer = await server.client.call('evals.models.list', { harness: agent.kind });
+        const driver = AGENT_DRIVERS[agent.agent];
+        expect(answer.body.agent).toEqual({
+          name: agent.agent,
+          version: driver.pinnedVersion,
+          pinnedVersion: driver.pinnedVersion,
+          package: driver.packageName,
+          provider: agent.provider,
+        });
+      }
+      expect((await server.client.call('evals.models.list', { harness: 'harness_kind_8' })).body.agent).toBeNull();
+    });
+
     it("a harness connector's key goes to the gateway as the provider key, never into the sandbox", async () => {
       const agent = agents.find((candidate) => installed.has(candidate.agent));
       if (agent === undefined) return;
