@@ -485,5 +485,34 @@ function organizationReadSpecs(subject: Subject): void {
       const { chain: _chain, ...asRecorded } = audited[0];
       expect(first).toEqual(asRecorded);
     });
+
+    it('keeps one chain when two stores append the same derived-id events at once, and each goes on appending after', async () => {
+      if (!subject.opened.reopen) return;
+      const second = await subject.opened.reopen();
+      try {
+        const organization = `org_${randomUUID().replace(/-/g, '')}`;
+        const ours = (): NewEvent => ({ ...newEvent(), metadata: { ...newEvent().metadata, organization } });
+        for (let round = 0; round < 4; round++) {
+          // Two instances reacting to one event append the events whose ids they derived from it.
+          const stream = uniqueStream('same_ids');
+          const batch = [ours(), ours()];
+          const [first, again] = await Promise.all([
+            subject.store.append(stream, batch, 'no_stream'),
+            second.append(stream, structuredClone(batch), 'no_stream'),
+          ]);
+          expect(again).toEqual(first);
+          await Promise.all([subject.store.append(uniqueStream('after'), [ours()], 'no_stream'), second.append(uniqueStream('after'), [ours()], 'no_stream')]);
+        }
+        const audited = await subject.store.readOrganization({ organization, maxCount: 100 });
+        expect(audited).toHaveLength(16);
+        expect(audited[0].chain?.prevHash).toBeNull();
+        audited.forEach((event, index) => {
+          expect(event.chain?.hash).toBe(eventHash(event, event.chain?.prevHash ?? null));
+          if (index > 0) expect(event.chain?.prevHash).toBe(audited[index - 1].chain?.hash);
+        });
+      } finally {
+        await second.close();
+      }
+    });
   });
 }

@@ -42,6 +42,8 @@ interface HeldClaim {
   organization: string;
   /** The claim's revision in the chain stream. */
   revision: number;
+  /** The claim's position in `$all`: events appended after it are stored after it. */
+  position: number;
   id: string;
   claim: ChainClaim;
 }
@@ -100,7 +102,18 @@ export class ChainedAppends {
   private async attempt(stream: string, events: NewEvent[], expected: ExpectedRevision, organizations: string[]): Promise<AppendResult | typeof RETRY> {
     const base = await this.baseRevision(stream, expected);
     const heads = new Map<string, SettledHead>();
-    for (const organization of organizations) heads.set(organization, this.heads.get(organization) ?? (await this.settledHead(organization)));
+    let waited = false;
+    for (const organization of organizations) {
+      const cached = this.heads.get(organization);
+      waited ||= cached === undefined;
+      heads.set(organization, cached ?? (await this.settledHead(organization)));
+    }
+    // A claim settled meanwhile may have been another instance's append of these very ids (two
+    // sagas reacting to one event): linking them again would give the log events it never stores.
+    if (waited) {
+      const earlier = await this.io.earlierAppend(stream, events);
+      if (earlier) return earlier;
+    }
     const { stored, claims } = linkAppend(stream, events, base + 1, new Date().toISOString(), heads);
     this.io.checkSize(stream, stored);
     const claimedAt = this.now();
@@ -115,9 +128,13 @@ export class ChainedAppends {
     const known = expected === 'any' || expected === 'stream_exists' ? (base === -1 ? 'no_stream' : base) : expected;
     try {
       const { recognisedRetry, ...result } = await this.io.write(stream, stored, known, deadlineMs);
-      // The same ids landed meanwhile (a retry through another instance), with their own links.
-      if (recognisedRetry) await this.voidOwn(held, 'its events were stored by an earlier append of the same ids');
-      else for (const { organization, revision, claim } of held) this.heads.set(organization, { revision, hash: claim.hash });
+      // The same ids landed meanwhile (a retry through another instance), with their own links: the
+      // server answers such an append with the original's position, which is before the claim's.
+      if (recognisedRetry || result.position < Math.min(...held.map((claim) => claim.position))) {
+        await this.voidOwn(held, 'its events were stored by an earlier append of the same ids');
+      } else {
+        for (const { organization, revision, claim } of held) this.heads.set(organization, { revision, hash: claim.hash });
+      }
       return result;
     } catch (error) {
       return this.afterRefusal(error, stream, events, expected, held);
@@ -166,8 +183,13 @@ export class ChainedAppends {
     for (const [organization, claim] of [...claims].sort(([a], [b]) => a.localeCompare(b))) {
       const head = heads.get(organization) ?? EMPTY_HEAD;
       const id = randomUUID();
+      let position: number;
       try {
-        await this.io.write(chainStreamOf(organization), [claimEvent(organization, id, claim)], head.revision === -1 ? 'no_stream' : head.revision);
+        ({ position } = await this.io.write(
+          chainStreamOf(organization),
+          [claimEvent(organization, id, claim)],
+          head.revision === -1 ? 'no_stream' : head.revision,
+        ));
       } catch (error) {
         this.heads.delete(organization);
         if (!(error instanceof WrongExpectedVersion)) this.unsent.add(id);
@@ -175,7 +197,7 @@ export class ChainedAppends {
         if (error instanceof WrongExpectedVersion) return null;
         throw error;
       }
-      held.push({ organization, revision: head.revision + 1, id, claim });
+      held.push({ organization, revision: head.revision + 1, position, id, claim });
     }
     return held;
   }
