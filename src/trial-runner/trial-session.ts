@@ -73,6 +73,11 @@ export interface StepOptions {
   tailBytes?: number;
   /** The clone reaches the network (and reads a local repository, bound read-only): it gets a sandbox of its own. */
   cloneAccess?: boolean;
+  /**
+   * The agent's turn: the one step that reaches the model gateway in a sandbox without a network
+   * (the forwarder starts before it). Set-up and verify are not the agent: they get no model.
+   */
+  agentTurn?: boolean;
   /** Host directories the step reads, bound read-only (a local repository, for the clone). */
   readOnlyPaths?: readonly string[];
 }
@@ -189,7 +194,8 @@ export class TrialSession {
       agent: this.agentInstall,
       readOnly: options.readOnlyPaths ?? [],
     };
-    const command = launchOptions.network || launchOptions.gateway === null ? given : forwardingFirst(given, this.gateway?.port ?? 0);
+    const forwards = !launchOptions.network && launchOptions.gateway !== null && options.agentTurn === true;
+    const command = forwards ? forwardingFirst(given, this.gateway?.port ?? 0) : given;
     const stdin = options.stdin ?? null;
     const session = fitsSession(command, options.env) && options.cloneAccess !== true ? await this.session() : null;
     if (session !== null) return session.run({ command, env: options.env, stdin, timeoutMs: options.timeoutMs, signal: this.signal, collector });

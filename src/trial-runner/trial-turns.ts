@@ -84,7 +84,7 @@ export async function runAgentCommand(
   else delete turnEnv.ASSAY_PROMPT;
   const command = plan.commandFor(turn.number, turn.message);
   if (session.gateway !== null) session.gateway.turn = turn.number;
-  const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES });
+  const result = await session.step(command, { env: turnEnv, stdin: turn.message, timeoutMs: turn.budgetMs, tailBytes: USAGE_TAIL_BYTES, agentTurn: true });
   session.modelMs += result.finishedAtMillis - result.startedAtMillis;
   session.exitCode = result.timedOut ? null : result.exitCode;
   const agentReport = plan.agent === null ? null : plan.agent.driver.read(result.keptText);

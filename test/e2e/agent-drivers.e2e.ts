@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { AGENT_DRIVERS } from '#trial-runner';
 import type { AgentName } from '#trial-runner';
 import { installForTest, TEST_AGENTS_DIR, workspaceTask } from '../support/agents';
+import { endsWithToolResult } from '../support/fake-agent-model';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { probeNeedle, SANDBOX_PROBE } from '../support/sandbox-probe';
 import { startBody, waitForBatch } from '../support/evals';
@@ -41,6 +42,14 @@ const GATEWAY_VARIABLE: Partial<Record<AgentName, string>> = {
   'gemini-cli': 'GOOGLE_GEMINI_BASE_URL',
   'qwen-code': 'OPENAI_BASE_URL',
   copilot: 'COPILOT_PROVIDER_BASE_URL',
+};
+
+/** Each agent's shell tool and the argument that takes the command (the probe runs through it). */
+const SHELL_TOOL: Partial<Record<AgentName, [string, string]>> = {
+  'claude-code': ['Bash', 'command'],
+  'gemini-cli': ['run_shell_command', 'command'],
+  'qwen-code': ['run_shell_command', 'command'],
+  copilot: ['bash', 'command'],
 };
 
 /** Agents whose JSON output does not list their tool calls (their guide pages say so): no tool-call entries. */
@@ -238,17 +247,26 @@ function describeAgents(title: string, agents: AgentUnderTest[], enabled: boolea
     }, 240_000);
 
     it('a driver trial sees no real key, in its environment or its files, and reaches nothing but the gateway', async () => {
-      const agent = agents.find((candidate) => installed.has(candidate.agent) && GATEWAY_VARIABLE[candidate.agent] !== undefined);
+      const agent = agents.find((candidate) => installed.has(candidate.agent) && SHELL_TOOL[candidate.agent] !== undefined);
       if (agent === undefined) return;
-      fake.setDefault(workspaceTask('out.txt', 'hello\n', 'Done.'));
+      // The agent runs the probe with its own shell tool, in its own turn: what the agent's processes can see and reach.
+      const [tool, argument] = SHELL_TOOL[agent.agent]!;
+      const command = 'python3 probe.py > probe.txt 2>&1; echo $? > probe.exit; echo hello > out.txt';
+      fake.setDefault((request) => {
+        if (endsWithToolResult(request.body, request.protocol)) return { text: 'Probed.' };
+        return { toolCall: { name: tool, arguments: { [argument]: command, description: 'probe the sandbox' } } };
+      });
       const fakePort = new URL(fake.url).port;
       const serverPort = new URL(server.url).port;
-      const probe = agentCase({ verify: 'grep -qx hello out.txt && python3 probe.py' });
+      const probe = agentCase({ verify: 'cat probe.txt; grep -qx hello out.txt && grep -qx 0 probe.exit' });
       const env = { PROBE_PORTS: `${fakePort},${serverPort},1,9`, PROBE_GATEWAY_FROM: GATEWAY_VARIABLE[agent.agent], ...probeNeedle(REAL_KEY) };
       const body = batchFor(agent, [probe], { files: { 'probe.py': SANDBOX_PROBE }, env });
       const started = await server.client.call('evals.batches.start', body);
       const trial = (await waitForBatch(server.client, started.body.id, 200_000)).runs[0].trials[0];
-      expect([trial.status, trial.failure]).toEqual(['passed', null]);
+      const report = trial.trajectory.filter((entry: any) => entry._tag === 'command').at(-1)?.output ?? '';
+      expect([trial.status, trial.failure, report]).toEqual(['passed', null, expect.stringContaining('GATEWAY true')]);
+      expect(report).toContain('KEY-FOUND []');
+      expect(trial.trajectory.some((entry: any) => entry._tag === 'tool-call' && entry.input.includes('probe.py'))).toBe(true);
     }, 240_000);
   });
 }
