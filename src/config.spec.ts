@@ -111,13 +111,19 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ ASSAY_VALIDATOR_TIMEOUT_MS: '3600000' }).execution.validatorTimeoutMs).toBe(3600000);
   });
 
-  it('reads the EventStoreDB chain lease within its bounds', () => {
-    // ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 3000 to 3600000, default 30000.
-    expect(loadConfig({}).eventStoreChainLeaseMs).toBe(30000);
-    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '2999' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
-    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3000' }).eventStoreChainLeaseMs).toBe(3000);
-    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3600000' }).eventStoreChainLeaseMs).toBe(3600000);
-    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '3600001' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
+  it('keeps the EventStoreDB chain lease at most a quarter of the trial lease', () => {
+    // ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 100 to 3600000; default 5000, or a quarter of a shorter trial lease.
+    expect(loadConfig({}).eventStoreChainLeaseMs).toBe(5000);
+    expect(loadConfig({ ASSAY_TRIAL_LEASE_MS: '3000' }).eventStoreChainLeaseMs).toBe(750);
+    expect(loadConfig({ ASSAY_TRIAL_LEASE_MS: '1000' }).eventStoreChainLeaseMs).toBe(250);
+    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '99' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
+    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '100' }).eventStoreChainLeaseMs).toBe(100);
+    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '7500' }).eventStoreChainLeaseMs).toBe(7500);
+    // A stalled claim holds the organization's appends this long: a trial lease must outlast it.
+    expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '7501' })).toThrow(
+      'ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 7501 ms is more than a quarter of ASSAY_TRIAL_LEASE_MS (30000 ms)',
+    );
+    expect(loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: '900000', ASSAY_TRIAL_LEASE_MS: '3600000' }).eventStoreChainLeaseMs).toBe(900000);
     expect(() => loadConfig({ ASSAY_EVENTSTORE_CHAIN_LEASE_MS: 'soon' })).toThrow('ASSAY_EVENTSTORE_CHAIN_LEASE_MS');
   });
 

@@ -17,6 +17,7 @@ export interface AssayConfig {
   /**
    * ASSAY_EVENTSTORE_CHAIN_LEASE_MS: on EventStoreDB, how long a claim on an organization's hash
    * chain waits for its events before the next writer voids it (a writer sends them within a third).
+   * At most a quarter of the trial lease.
    */
   eventStoreChainLeaseMs: number;
   mongodbUrl: string | null;
@@ -111,13 +112,14 @@ type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env): AssayConfig {
   // The model client reads it per call (in local mode from the user's own environment); a bad value is refused here, at start.
   integer(env, 'ASSAY_PROVIDER_TIMEOUT_MS', 60000, 1, 3600000);
+  const trialLeaseMs = integer(env, 'ASSAY_TRIAL_LEASE_MS', 30000, 1000, 3600000);
   return {
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     dataDir: path.resolve(text(env, 'ASSAY_DATA_DIR') ?? './data'),
     eventStoreUrl: connectionString(env, 'EVENTSTORE_URL', eventStoreDbRefusal),
     eventStoreMaxAppendBytes: integer(env, 'ASSAY_EVENTSTORE_MAX_APPEND_BYTES', 1024 * 1024, 1024, 2 ** 31 - 1),
-    eventStoreChainLeaseMs: integer(env, 'ASSAY_EVENTSTORE_CHAIN_LEASE_MS', 30000, 3000, 3600000),
+    eventStoreChainLeaseMs: chainLeaseMs(env, trialLeaseMs),
     mongodbUrl: connectionString(env, 'MONGODB_URL', mongodbRefusal),
     ...initialKey(env),
     masterKey: masterKey(env),
@@ -142,10 +144,30 @@ export function loadConfig(env: Env = process.env): AssayConfig {
       },
       claims: {
         instanceId: instanceId(env),
-        leaseMs: integer(env, 'ASSAY_TRIAL_LEASE_MS', 30000, 1000, 3600000),
+        leaseMs: trialLeaseMs,
       },
     },
   };
+}
+
+const DEFAULT_CHAIN_LEASE_MS = 5000;
+
+/**
+ * A writer that dies between its claim on an organization's chain and its events holds that
+ * organization's appends, on every instance, for the chain lease: the outcomes of trials among
+ * them. So it stays at most a quarter of the trial lease; the default is 5 s, or a quarter of a
+ * shorter trial lease.
+ */
+function chainLeaseMs(env: Env, trialLeaseMs: number): number {
+  const quarter = Math.floor(trialLeaseMs / 4);
+  const value = integer(env, 'ASSAY_EVENTSTORE_CHAIN_LEASE_MS', Math.min(DEFAULT_CHAIN_LEASE_MS, quarter), 100, 3600000);
+  if (value > quarter) {
+    throw new ConfigError(
+      'ASSAY_EVENTSTORE_CHAIN_LEASE_MS',
+      `${value} ms is more than a quarter of ASSAY_TRIAL_LEASE_MS (${trialLeaseMs} ms): a writer that stopped mid-append would hold its organization's appends until trials lapse; use at most ${quarter}.`,
+    );
+  }
+  return value;
 }
 
 /** Printable, short, and safe in logs and event data; the default is unique per process start. */

@@ -10,6 +10,7 @@ import {
   EventStore,
   ExpectedRevision,
   IdempotencyViolation,
+  LIVENESS_METADATA_KEY,
   NewEvent,
   ReadStreamOptions,
   RecordedEvent,
@@ -484,6 +485,22 @@ function organizationReadSpecs(subject: Subject): void {
       const [first] = await subject.store.readStream(audited[0].streamName, { maxCount: 1 });
       const { chain: _chain, ...asRecorded } = audited[0];
       expect(first).toEqual(asRecorded);
+    });
+
+    it('leaves liveness events (lease renewals) out of the organization chain and reads, and stores them as appended', async () => {
+      const organization = `org_${randomUUID().replace(/-/g, '')}`;
+      const ours = (liveness = false): NewEvent => ({
+        ...newEvent(),
+        metadata: { ...newEvent().metadata, organization, ...(liveness ? { [LIVENESS_METADATA_KEY]: true } : {}) },
+      });
+      const stream = uniqueStream('liveness');
+      const heartbeat = ours(true);
+      await subject.store.append(stream, [ours(), heartbeat], 'no_stream');
+      await subject.store.append(stream, [ours()], 1);
+      const audited = await subject.store.readOrganization({ organization, maxCount: 100 });
+      expect(audited.map((event) => event.revision)).toEqual([0, 2]);
+      expect(audited[1].chain?.prevHash).toBe(audited[0].chain?.hash);
+      expect((await subject.store.readStream(stream, { fromRevision: 1, maxCount: 1 }))[0].metadata).toEqual(heartbeat.metadata);
     });
 
     it('keeps one chain when two stores append the same derived-id events at once, and each goes on appending after', async () => {

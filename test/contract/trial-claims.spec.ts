@@ -178,6 +178,41 @@ trialClaimsContract('EventStoreDB over the gRPC test server, two connections', a
   };
 });
 
+describe('Trial claims on EventStoreDB: renewals are liveness, not audit facts', () => {
+  it("renews while the organization's audit chain is held by a writer that died between its claim and its events", async () => {
+    const server = await EventStoreDbTestServer.start();
+    const chainLeaseMs = 60_000;
+    const [dying, owner] = [
+      await EventStoreDbEventStore.connect(server.url(), { chainLeaseMs }),
+      await EventStoreDbEventStore.connect(server.url(), { chainLeaseMs }),
+    ];
+    const metadata = { organization: 'acme', actor: 'system:test', correlationId: 'c', causationId: 'c' };
+    const context = { clock: systemClock, metadata, logger: new JsonLogger('silent') };
+    let claim: TrialClaim | null = null;
+    try {
+      const ref = { trialId: `trl_${randomUUID().replace(/-/g, '')}`, runId: 'run_1', batchId: 'bat_1', organization: 'acme' };
+      const queued = { ...ref, ordinal: 1, queuedAt: new Date().toISOString() };
+      await owner.append(trialStream(ref.trialId), [{ id: randomUUID(), type: 'TrialQueued', data: queued, metadata }], 'no_stream');
+      claim = await TrialClaim.take(owner, ref, { instanceId: 'owner', leaseMs: 600 }, context);
+      // Another instance claims the chain for its events, then dies before sending them.
+      server.before = (stream) => (stream === 'batch-died' ? new Promise<void>(() => undefined) : Promise.resolve());
+      void dying.append('batch-died', [{ id: randomUUID(), type: 'BatchStarted', data: {}, metadata }], 'no_stream').catch(() => undefined);
+      await waitUntil(async () => (await owner.readStream('auditchain-acme')).length === 3, 5_000);
+
+      const renewals = async () => (await owner.readStream(trialStream(ref.trialId))).filter((event) => event.type === 'TrialLeaseRenewed');
+      await waitUntil(async () => (await renewals()).length >= 3, 3_000);
+      expect(claim?.signal.aborted).toBe(false);
+      // Renewals stay out of the chain and of the audit trail.
+      const audited = await owner.readOrganization({ organization: 'acme', maxCount: 100 });
+      expect(audited.map((event) => event.type)).toEqual(['TrialQueued', 'TrialStarted']);
+    } finally {
+      claim?.release();
+      await Promise.all([dying.close(), owner.close()]);
+      await server.stop();
+    }
+  });
+});
+
 const url = process.env.EVENTSTORE_URL;
 if (url) {
   trialClaimsContract('EventStoreDB, two connections', async () => {

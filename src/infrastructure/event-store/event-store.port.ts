@@ -10,6 +10,17 @@ import type { ChainLink } from '#shared/event-chain';
 // Defined in shared/, so that domain code names it without depending on the store; re-exported for the port's users.
 export type { EventMetadata } from '#shared/domain-event';
 
+/**
+ * A metadata member that marks an event as liveness bookkeeping (a lease renewal), not an audit
+ * fact: stores leave it out of its organization's hash chain and of `readOrganization`, so that
+ * a heartbeat never waits on the chain (EventStoreDB serializes an organization's chained appends).
+ */
+export const LIVENESS_METADATA_KEY = 'liveness';
+
+export function isLiveness(metadata: EventMetadata): boolean {
+  return metadata[LIVENESS_METADATA_KEY] === true;
+}
+
 export interface NewEvent<Type extends string = string, Data = unknown> {
   /** A UUID. Appending the same ids to the same stream again adds nothing. */
   id: string;

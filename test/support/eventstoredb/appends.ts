@@ -10,11 +10,14 @@ import { AppendReq, AppendResp, BatchAppendReq, BatchAppendResp } from '@eventst
 import type { Status } from '@eventstore/db-client/generated/status_pb';
 import { CommitDecision, Expected, ProposedEvent, sizeOnDisk } from './test-log';
 import {
+  accessDeniedStatus,
   bytesOf,
   maximumAppendSizeError,
   maximumAppendSizeStatus,
   notLeaderError,
   streamIdentifier,
+  streamDeletedError,
+  streamDeletedStatus,
   streamName,
   timeoutStatus,
   unavailableError,
@@ -26,15 +29,27 @@ import {
 export interface AppendHost {
   readonly maxAppendSize: number;
   readonly writeTimeoutMs: number;
-  /** Set when this node answers writes with NotLeader, naming the leader. */
-  notLeader: { host: string; port: number } | null;
   /** Runs the commit, with the test's hooks around it; a throw is the connection failing. */
   commit(stream: string, expected: Expected, events: ProposedEvent[]): Promise<CommitDecision>;
+  /** Whether the stream's access control lets this writer append (the authorization provider's WriteOperation check). */
+  mayWrite(stream: string): boolean;
   /** The deadline each BatchAppend request gave, in milliseconds from its arrival. */
   readonly deadlines: Array<{ stream: string; deadlineMs: number }>;
 }
 
 type Outcome = { decision: CommitDecision } | { timedOut: true };
+
+/** Thrown by a commit on a node that is not the leader: answered as RpcExceptions.LeaderInfo. */
+export class NotLeaderAnswer extends Error {
+  constructor(readonly leader: { host: string; port: number }) {
+    super('not the leader');
+  }
+}
+
+function failure(error: unknown): ServerErrorResponse {
+  if (error instanceof NotLeaderAnswer) return notLeaderError(error.leader);
+  return unavailableError(error instanceof Error ? error.message : String(error));
+}
 
 /**
  * The write timeout: the request manager answers CommitTimeout (Status.Timeout) when the commit
@@ -127,6 +142,10 @@ export function batchAppend(host: AppendHost, call: ServerDuplexStream<BatchAppe
     const options = request.getOptions();
     if (options) {
       const stream = streamName(options.getStreamIdentifier());
+      if (!host.mayWrite(stream)) {
+        reply(correlation, stream, accessDeniedStatus());
+        return;
+      }
       const deadline = options.getDeadline()?.toDate().getTime() ?? Number.POSITIVE_INFINITY;
       const remaining = deadline - Date.now();
       host.deadlines.push({ stream, deadlineMs: remaining });
@@ -157,14 +176,12 @@ export function batchAppend(host: AppendHost, call: ServerDuplexStream<BatchAppe
     if (!request.getIsFinal()) return;
     pending.delete(id);
     clearTimeout(entry.timer);
-    if (host.notLeader) {
-      fail(notLeaderError(host.notLeader));
-      return;
-    }
     inFlight += 1;
     committed(host, entry.stream, entry.expected, entry.events)
-      .then((outcome) => reply(correlation, entry.stream, 'timedOut' in outcome ? timeoutStatus() : batchResult(outcome.decision, entry.expected)))
-      .catch((error: unknown) => fail(unavailableError(error instanceof Error ? error.message : String(error))))
+      .then((outcome) =>
+        reply(correlation, entry.stream, 'timedOut' in outcome ? timeoutStatus() : batchResult(entry.stream, outcome.decision, entry.expected)),
+      )
+      .catch((error: unknown) => fail(failure(error)))
       .finally(() => {
         inFlight -= 1;
         settle();
@@ -176,8 +193,9 @@ export function batchAppend(host: AppendHost, call: ServerDuplexStream<BatchAppe
   });
 }
 
-function batchResult(decision: CommitDecision, expected: Expected): Status | BatchAppendResp.Success {
+function batchResult(stream: string, decision: CommitDecision, expected: Expected): Status | BatchAppendResp.Success {
   if (decision.kind === 'wrong_expected_version') return wrongExpectedVersionStatus(decision.current, expected);
+  if (decision.kind === 'stream_deleted') return streamDeletedStatus(stream);
   const success = new BatchAppendResp.Success();
   if (decision.kind === 'empty') {
     if (decision.current < 0) success.setNoStream(new ProtobufEmpty());
@@ -212,23 +230,23 @@ export function append(host: AppendHost, call: ServerReadableStream<AppendReq, A
       callback(maximumAppendSizeError(host.maxAppendSize));
       return;
     }
-    if (host.notLeader) {
-      callback(notLeaderError(host.notLeader));
-      return;
-    }
     committed(host, stream, expected, events)
       .then((outcome) => {
         if ('timedOut' in outcome) {
           callback(Object.assign(unavailableError('Operation timed out'), { code: 10 }));
           return;
         }
+        if (outcome.decision.kind === 'stream_deleted') {
+          callback(streamDeletedError(stream));
+          return;
+        }
         callback(null, appendResult(outcome.decision, expected));
       })
-      .catch((error: unknown) => callback(unavailableError(error instanceof Error ? error.message : String(error))));
+      .catch((error: unknown) => callback(failure(error)));
   });
 }
 
-function appendResult(decision: CommitDecision, expected: Expected): AppendResp {
+function appendResult(decision: Exclude<CommitDecision, { kind: 'stream_deleted' }>, expected: Expected): AppendResp {
   if (decision.kind === 'wrong_expected_version') {
     const wrong = new AppendResp.WrongExpectedVersion();
     if (decision.current < 0) wrong.setCurrentNoStream(new Empty());

@@ -21,7 +21,7 @@ import { ServerFeaturesService } from '@eventstore/db-client/generated/serverfea
 import { SupportedMethod, SupportedMethods } from '@eventstore/db-client/generated/serverfeatures_pb';
 import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb';
 import type { ReadReq, ReadResp } from '@eventstore/db-client/generated/streams_pb';
-import { append, AppendHost, batchAppend } from './appends';
+import { append, AppendHost, batchAppend, NotLeaderAnswer } from './appends';
 import { readAll, readStream, subscribeToAll } from './reads';
 import { CommitDecision, DEFAULT_MAX_APPEND_SIZE, Expected, ProposedEvent, StoredEvent, TestLog } from './test-log';
 import { notLeaderError } from './wire';
@@ -54,6 +54,8 @@ export class EventStoreDbTestServer implements AppendHost {
   notLeader: { host: string; port: number } | null = null;
   before: CommitHook | undefined;
   after: CommitHook | undefined;
+  /** Streams whose access control refuses this server's writers. */
+  readonly denied = new Set<string>();
   private port = 0;
 
   private constructor(
@@ -105,6 +107,10 @@ export class EventStoreDbTestServer implements AppendHost {
     this.log.remove(stream);
   }
 
+  mayWrite(stream: string): boolean {
+    return !this.denied.has(stream);
+  }
+
   /** The node loses leadership to `leader`: writes, and reads requiring the leader, answer NotLeader. */
   stepDown(leader: { host: string; port: number } = { host: '127.0.0.1', port: this.port }): void {
     this.notLeader = leader;
@@ -112,6 +118,8 @@ export class EventStoreDbTestServer implements AppendHost {
 
   async commit(stream: string, expected: Expected, events: ProposedEvent[]): Promise<CommitDecision> {
     await this.before?.(stream, events);
+    // The request manager's NotHandled(NotLeader): a node that is not the leader when the write reaches it stores nothing.
+    if (this.notLeader) throw new NotLeaderAnswer(this.notLeader);
     const decision = this.log.commit(stream, expected, events);
     if (decision.kind === 'wrong_expected_version') this.refused.push(stream);
     await this.after?.(stream, events);

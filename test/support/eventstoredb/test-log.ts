@@ -34,7 +34,8 @@ export type CommitDecision =
   | { kind: 'written'; lastRevision: number; position: bigint }
   | { kind: 'idempotent'; lastRevision: number; position: bigint }
   | { kind: 'empty'; current: number }
-  | { kind: 'wrong_expected_version'; current: number };
+  | { kind: 'wrong_expected_version'; current: number }
+  | { kind: 'stream_deleted' };
 
 /** Roughly what a prepare record adds around an event's own bytes: positions are byte offsets, not counters. */
 const RECORD_OVERHEAD_BYTES = 80;
@@ -51,6 +52,8 @@ export function sizeOnDisk(event: ProposedEvent): number {
 
 export class TestLog {
   readonly streams = new Map<string, StoredEvent[]>();
+  /** Streams deleted for good (tombstoned): no append to them is ever taken again. */
+  readonly tombstoned = new Set<string>();
   readonly all: StoredEvent[] = [];
   private nextPosition = 0n;
   private readonly woken = new Set<() => void>();
@@ -81,6 +84,8 @@ export class TestLog {
    * - the expected revision equal to the current one: written, whatever the ids (no id check).
    */
   commit(stream: string, expected: Expected, events: readonly ProposedEvent[]): CommitDecision {
+    // CheckCommit: a stream whose last event number is DeletedStream refuses every append (CommitDecision.Deleted).
+    if (this.tombstoned.has(stream)) return { kind: 'stream_deleted' };
     const stored = this.streams.get(stream) ?? [];
     const current = stored.length - 1;
     if (expected.kind === 'stream_exists' && current < 0) return { kind: 'wrong_expected_version', current };
@@ -116,6 +121,11 @@ export class TestLog {
     const kept = this.all.filter((event) => !removed.has(event));
     this.all.splice(0, this.all.length, ...kept);
     for (const event of removed) this.committedIds.delete(event.id);
+  }
+
+  /** Deletes a stream for good, as `$tombstone` does: its events stay readable until scavenged, appends are refused. */
+  tombstone(stream: string): void {
+    this.tombstoned.add(stream);
   }
 
   private retriedByCache(stream: string, events: readonly ProposedEvent[], current: number): CommitDecision | null {

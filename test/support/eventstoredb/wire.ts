@@ -8,7 +8,15 @@ import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import type { ServerErrorResponse } from '@grpc/grpc-js';
 import { Any } from 'google-protobuf/google/protobuf/any_pb';
 import { Empty as ProtobufEmpty } from 'google-protobuf/google/protobuf/empty_pb';
-import { MaximumAppendSizeExceeded, StreamIdentifier, Timeout, UUID, WrongExpectedVersion } from '@eventstore/db-client/generated/shared_pb';
+import {
+  AccessDenied,
+  MaximumAppendSizeExceeded,
+  StreamDeleted,
+  StreamIdentifier,
+  Timeout,
+  UUID,
+  WrongExpectedVersion,
+} from '@eventstore/db-client/generated/shared_pb';
 import { Status } from '@eventstore/db-client/generated/status_pb';
 import { Code } from '@eventstore/db-client/generated/code_pb';
 import { ReadResp } from '@eventstore/db-client/generated/streams_pb';
@@ -91,6 +99,17 @@ export function maximumAppendSizeStatus(limit: number): Status {
     .setDetails(packed(details, 'event_store.client.MaximumAppendSizeExceeded'));
 }
 
+/** `Status.StreamDeleted`: NOT_FOUND with the stream packed in its details. */
+export function streamDeletedStatus(stream: string): Status {
+  const details = new StreamDeleted().setStreamIdentifier(streamIdentifier(stream));
+  return new Status().setCode(Code.NOT_FOUND).setMessage('StreamDeleted').setDetails(packed(details, 'event_store.client.StreamDeleted'));
+}
+
+/** `Status.AccessDenied`: PERMISSION_DENIED, for a writer the stream's ACL does not let in. */
+export function accessDeniedStatus(): Status {
+  return new Status().setCode(Code.PERMISSION_DENIED).setMessage('AccessDenied').setDetails(packed(new AccessDenied(), 'event_store.client.AccessDenied'));
+}
+
 /** `Status.Timeout`: a deadline passed before the request was whole, or the commit timed out. */
 export function timeoutStatus(): Status {
   return new Status().setCode(Code.DEADLINE_EXCEEDED).setMessage('Timeout').setDetails(packed(new Timeout(), 'event_store.client.Timeout'));
@@ -118,6 +137,18 @@ export function maximumAppendSizeError(limit: number): ServerErrorResponse {
   return Object.assign(new Error(`Maximum Append Size of ${limit} Exceeded.`), {
     code: GrpcStatus.INVALID_ARGUMENT,
     details: `Maximum Append Size of ${limit} Exceeded.`,
+    metadata,
+  });
+}
+
+/** `RpcExceptions.StreamDeleted` of the unary Append. */
+export function streamDeletedError(stream: string): ServerErrorResponse {
+  const metadata = new Metadata();
+  metadata.set('exception', 'stream-deleted');
+  metadata.set('stream-name', stream);
+  return Object.assign(new Error(`Event stream '${stream}' is deleted.`), {
+    code: GrpcStatus.FAILED_PRECONDITION,
+    details: `Event stream '${stream}' is deleted.`,
     metadata,
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AppendResult, AppendTooLarge, AuditedEvent, ChainEnd, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
 import { ChainClaim, chainStreamOf, claimEvent, EMPTY_HEAD, linkAppend, organizationsOf, SettledHead, tipOf, voidEvent } from './organization-chain';
+import { AppendRefused, LeaderLost } from './append-errors';
 import { OrganizationLocks } from './organization-locks';
 
 /** What the chain needs of the adapter: reads from the leader, and the server's own append. */
@@ -33,7 +34,8 @@ export interface ChainTiming {
   monotonicMs?: () => number;
 }
 
-export const DEFAULT_CHAIN_LEASE_MS = 30_000;
+/** Well below a trial lease (the configuration keeps it under a quarter of one). */
+export const DEFAULT_CHAIN_LEASE_MS = 5_000;
 const MAX_ATTEMPTS = 100;
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 200;
@@ -160,11 +162,23 @@ export class ChainedAppends {
       await this.voidOwn(held, 'the append it was made for was too large to store');
       throw error;
     }
-    // The outcome is unknown (the connection failed): the events may have landed.
+    if (error instanceof AppendRefused) {
+      await this.voidOwn(held, `the server refused the append it was made for (${error.reason})`);
+      throw error;
+    }
     for (const { organization } of held) this.heads.delete(organization);
-    const landed = await this.io.earlierAppend(stream, events).catch(() => undefined);
-    if (landed) return landed;
-    // Left to the lease: they may still land, and the claim must hold until they cannot.
+    const landed: { read: boolean; found?: AppendResult } = await this.io.earlierAppend(stream, events).then(
+      (found) => ({ read: true, found }),
+      () => ({ read: false }),
+    );
+    if (landed.found) return landed.found;
+    // Not on the leader after a NotLeader answer: an old leader's uncommitted write never lands.
+    if (error instanceof LeaderLost && landed.read) {
+      await this.voidOwn(held, 'the node it was sent to was not the leader, and the leader has not got its events');
+      throw error;
+    }
+    // The outcome is unknown (the connection failed, a timeout): the events may still land, and
+    // the claim must hold until they cannot. Left to the lease.
     throw error;
   }
 

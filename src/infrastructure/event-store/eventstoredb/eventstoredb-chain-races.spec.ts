@@ -63,4 +63,36 @@ describe('the audit chain on EventStoreDB, where writers meet', () => {
     await first.append('batch-2', [orgEvent('BatchStarted')], 'no_stream');
     expect(await verify(first)).toEqual({ ok: true, checked: 4, unchained: 0, firstBreak: null });
   });
+
+  const chainTypes = async (store: EventStoreDbEventStore) => (await store.readStream('auditchain-acme')).map((event) => event.type);
+
+  it.each([
+    ['the stream was deleted for good (StreamDeleted)', (server: EventStoreDbTestServer) => server.log.tombstone('batch-gone')],
+    ["the stream's access control refuses the writer (AccessDenied)", (server: EventStoreDbTestServer) => server.denied.add('batch-gone')],
+    [
+      'the node lost leadership as the events reached it (NotLeader)',
+      (server: EventStoreDbTestServer) => {
+        server.before = async (stream) => {
+          if (stream !== 'batch-gone') return;
+          server.stepDown();
+          // The election ends before the writer hears back: the leader it is sent to takes writes again.
+          setImmediate(() => (server.notLeader = null));
+        };
+      },
+    ],
+  ])(
+    'voids at once the claim of an append the server refused outright, %s: the next writer does not wait for the lease',
+    async (_, refuse) => {
+      const server = await startServer();
+      const [refused, next] = [await instance(server, 60_000), await instance(server, 60_000)];
+      await next.append('prompt-acme.p', [orgEvent('PromptVersionCreated')], 'no_stream');
+      refuse(server);
+      await expect(refused.append('batch-gone', [orgEvent('BatchStarted')], 'no_stream')).rejects.toThrow();
+      server.before = undefined;
+      await next.append('prompt-acme.p', [orgEvent('PromptChannelPromoted')], 0);
+      expect(await chainTypes(next)).toEqual(['AuditChainClaimed', 'AuditChainClaimed', 'AuditChainClaimVoided', 'AuditChainClaimed']);
+      expect(await verify(next)).toEqual({ ok: true, checked: 2, unchained: 0, firstBreak: null });
+    },
+    15_000,
+  );
 });

@@ -7,6 +7,7 @@ import {
   FORWARDS,
   MaxAppendSizeExceededError,
   NO_STREAM,
+  NotLeaderError,
   ResolvedEvent,
   START,
   StreamNotFoundError,
@@ -30,6 +31,7 @@ import {
   WrongExpectedVersion,
 } from '../event-store.port';
 import { matchesOrganizationRead } from '../organization-filter';
+import { classifiedAppendError } from './append-errors';
 import { appendSize } from './append-size';
 import { ChainedAppends, ChainIo, DEFAULT_CHAIN_LEASE_MS } from './chained-appends';
 import {
@@ -64,7 +66,8 @@ type WriteResult = AppendResult & { recognisedRetry: boolean };
 /** The EventStoreDB adapter, for deployments that run a server instead of the embedded file. */
 export class EventStoreDbEventStore implements EventStore {
   private readonly subscriptions = new Set<ResumingAllSubscription>();
-  private readonly knownIds = new KnownEventIds((stream, fromRevision) => this.readStream(stream, { fromRevision }));
+  // From the leader: a follower may not have the retry's original yet, and then it would be written twice.
+  private readonly knownIds = new KnownEventIds((stream, fromRevision) => this.readStreamAs(stream, { fromRevision }, toRecordedEvent, true));
   private readonly maxAppendBytes: number;
   private readonly chains: ChainedAppends;
 
@@ -120,6 +123,7 @@ export class EventStoreDbEventStore implements EventStore {
     options: ReadStreamOptions,
     convert: (event: NonNullable<ResolvedEvent['event']>, commitPosition?: bigint) => T,
     requiresLeader = false,
+    retried = false,
   ): Promise<T[]> {
     if (options.maxCount === 0) return [];
     const backwards = options.direction === 'backwards';
@@ -136,6 +140,8 @@ export class EventStoreDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
+      // The client moves to the leader the answer names, but fails this read: it is asked once more, there.
+      if (error instanceof NotLeaderError && requiresLeader && !retried) return this.readStreamAs(stream, options, convert, requiresLeader, true);
       throw error;
     }
     return found;
@@ -233,7 +239,7 @@ export class EventStoreDbEventStore implements EventStore {
       return await this.toAppendResult(stream, events, result);
     } catch (error) {
       if (error instanceof MaxAppendSizeExceededError) throw new AppendTooLarge(stream, appendSize(events), error.maxAppendSize);
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (!(error instanceof WrongExpectedVersionError)) throw classifiedAppendError(stream, error);
       throw new WrongExpectedVersion(stream, expected, error.actualVersion === NO_STREAM ? -1 : Number(error.actualVersion));
     }
   }

@@ -18,6 +18,7 @@
  */
 import { eventHash } from '#shared/event-chain';
 import type { ChainLink } from '#shared/event-chain';
+import { isLiveness } from '../event-store.port';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../event-store.port';
 
 /** The stored metadata member that holds an event's link and the adapter's time. */
@@ -91,8 +92,9 @@ export function voidEvent(organization: string, id: string, voided: ChainClaimVo
   return { id, type: CHAIN_CLAIM_VOIDED, data: voided, metadata: chainEventMetadata(organization, id) };
 }
 
-/** The organization an event is chained under: the SQLite log's rule (a string in the metadata). */
+/** The organization an event is chained under: the SQLite log's rule (a string in the metadata, liveness events left out). */
 export function organizationOf(event: NewEvent): string | null {
+  if (isLiveness(event.metadata)) return null;
   const organization: unknown = event.metadata.organization;
   return typeof organization === 'string' ? organization : null;
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { closeSync, fsync, openSync } from 'node:fs';
 import { eventHash } from '#shared/event-chain';
 import {
+  isLiveness,
   AllSubscription,
   AppendResult,
   AuditedEvent,
@@ -274,7 +275,8 @@ export class SqliteEventStore implements EventStore {
       const revision = actual + 1 + index;
       const data = JSON.stringify(event.data ?? null);
       const metadata = JSON.stringify(event.metadata);
-      const organization = typeof event.metadata.organization === 'string' ? event.metadata.organization : null;
+      // Liveness events (lease renewals) are neither chained nor read as the organization's audit trail.
+      const organization = typeof event.metadata.organization === 'string' && !isLiveness(event.metadata) ? event.metadata.organization : null;
       let link: { prevHash: string | null; hash: string | null } = { prevHash: null, hash: null };
       if (organization !== null) {
         const prevHash = lastHashes.has(organization)

@@ -1,4 +1,4 @@
-import { EventMetadata, EventStore, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
+import { EventMetadata, EventStore, LIVENESS_METADATA_KEY, WrongExpectedVersion } from '#infrastructure/event-store/event-store.port';
 import type { DomainEvent } from '#infrastructure/event-store/stream-command';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import type { Clock } from '#shared/clock';
@@ -114,7 +114,9 @@ export class TrialClaim {
       if (this.ended) return;
       const event = renewalEvent(this.ref, this.terms, this.clock.now());
       try {
-        const appended = await this.eventStore.append(this.stream, [{ id: newEventId(), ...event, metadata: this.metadata }], this.revision);
+        // A heartbeat, not an audit fact: kept out of the organization's hash chain, so it never waits on it.
+        const metadata = { ...this.metadata, [LIVENESS_METADATA_KEY]: true };
+        const appended = await this.eventStore.append(this.stream, [{ id: newEventId(), ...event, metadata }], this.revision);
         this.revision = appended.nextExpectedRevision;
       } catch (error) {
         if (error instanceof WrongExpectedVersion) {
