@@ -105,8 +105,8 @@ describe('assay eval, a suite of several batches', () => {
 
     // One summary over both: 51 trials a variant.
     expect(result.stdout).toContain(`textkit: batch ${ids[0]} finished, batch ${ids[1]} finished`);
-    expect(result.stdout).toMatch(/command model-1\s+51\s+51\s+0\s+0\s+100%/);
-    expect(result.stdout).toMatch(/command model-2\s+51\s+51\s+0\s+0\s+100%/);
+    expect(result.stdout).toMatch(/command\/model-1\s+51\s+51\s+0\s+0\s+100%/);
+    expect(result.stdout).toMatch(/command\/model-2\s+51\s+51\s+0\s+0\s+100%/);
     const written = JSON.parse(fs.readFileSync(json, 'utf8'));
     expect(written).toMatchObject({ name: 'textkit', suite: 'textkit' });
     expect(written.batches.map((batch: any) => batch.id)).toEqual(ids);
@@ -184,7 +184,7 @@ describe('assay eval, a suite of several batches', () => {
     const [first, second] = await Promise.all(ids.map(getBatch));
     expect([first.local, second.local]).toEqual([true, true]);
     expect(Date.parse(second.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.finishedAt));
-    expect(result.stdout).toMatch(/command model-1\s+105\s+105\s+0\s+0/);
+    expect(result.stdout).toMatch(/command\/model-1\s+105\s+105\s+0\s+0/);
     // Sixteen trials at once listen on one signal: no warning of a leak.
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
   }, 90_000);

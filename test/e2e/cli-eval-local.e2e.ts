@@ -111,7 +111,7 @@ describe('assay eval, local mode', () => {
     const batchId = batchIdIn(result.stdout)!;
     expect(result.stdout).toContain(`local-greetings: batch ${batchId} (local)`);
     expect(result.stdout).toMatch(/variant\s+trials\s+passed\s+failed\s+void\s+pass rate \[95% CI\]\s+pass@1/);
-    expect(result.stdout).toMatch(/command none\s+2\s+2\s+0\s+0\s+100% \[34%, 100%\]\s+100%/);
+    expect(result.stdout).toMatch(/command\/none\s+2\s+2\s+0\s+0\s+100% \[34%, 100%\]\s+100%/);
 
     const local = await getBatch(batchId);
     expect(local).toMatchObject({ status: 'finished', local: true, failure: null, trigger: { source: 'cli' } });
@@ -149,8 +149,8 @@ describe('assay eval, local mode', () => {
     const result = await cli([file, '--local', '--junit', junit]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('(local)');
-    expect(result.stdout).toMatch(/command none\s+2\s+1\s+1\s+0\s+50%/);
-    expect(result.stdout).toMatch(/✗ say-bye on command none \(run_/);
+    expect(result.stdout).toMatch(/command\/none\s+2\s+1\s+1\s+0\s+50%/);
+    expect(result.stdout).toMatch(/✗ say-bye on command\/none \(run_/);
     expect(fs.readFileSync(junit, 'utf8')).toMatch(/name="say-bye"[^>]*>\s*<failure message="1 of 1 trials failed: verify `grep -q ciao out.txt` exited 1"/);
     const batch = await getBatch(batchIdIn(result.stdout)!);
     expect(batch).toMatchObject({ status: 'finished', local: true });
@@ -337,7 +337,7 @@ describe('assay eval, local mode', () => {
     const batch = await getBatch(batchId);
     expect(batch).toMatchObject({ status: 'failed', local: true, failure: 'cancelled' });
     expect(batch.runs.map((r: any) => r.trials.map((t: any) => [t.status, t.failure]))).toEqual([[['passed', null]], [['void', 'cancelled by the runner']]]);
-    expect(result.stdout).toMatch(/command none\s+2\s+1\s+0\s+1/);
+    expect(result.stdout).toMatch(/command\/none\s+2\s+1\s+0\s+1/);
   });
 
   it('refuses a fourth batch, local or not; a killed CLI stops checking in, its batch fails and frees its slot', async () => {

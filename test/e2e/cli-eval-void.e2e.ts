@@ -100,8 +100,8 @@ trials: 3
     expect(retry.stdout).toContain(
       `flaky: batch ${ids[0]} finished, batch ${ids[1]} finished, merged with the trials of batch ${originalId} that were not void`,
     );
-    expect(retry.stdout).toMatch(/command x\s+9\s+9\s+0\s+0\s+100%/);
-    expect(retry.stdout).toMatch(/command y\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).toMatch(/command\/x\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).toMatch(/command\/y\s+9\s+9\s+0\s+0\s+100%/);
     expect(retry.stdout).not.toContain('Void trials');
     const written = JSON.parse(fs.readFileSync(json, 'utf8'));
     expect(written).toMatchObject({ name: 'flaky', suite: 'flaky', retryOf: originalId });
@@ -113,7 +113,7 @@ trials: 3
     expect(clean.code).toBe(0);
     expect(clean.stdout.split('\n')[0]).toBe(`flaky: batch ${ids[0]} has no void trial of this suite file to run again`);
     expect(clean.stdout).toContain(`flaky: batch ${ids[0]} finished\n`);
-    expect(clean.stdout).toMatch(/command y\s+3\s+3\s+0\s+0\s+100%/);
+    expect(clean.stdout).toMatch(/command\/y\s+3\s+3\s+0\s+0\s+100%/);
     expect(await batchCount()).toBe(before);
   });
 
@@ -147,7 +147,7 @@ trials: 3
     const ids = batchIdsIn(retry.stdout).filter((id) => id !== originalId);
     expect(ids).toHaveLength(2);
     for (const batch of await Promise.all(ids.map(getBatch))) expect(batch).toMatchObject({ local: true, status: 'finished' });
-    expect(retry.stdout).toMatch(/command x\s+9\s+9\s+0\s+0\s+100%/);
-    expect(retry.stdout).toMatch(/command y\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).toMatch(/command\/x\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).toMatch(/command\/y\s+9\s+9\s+0\s+0\s+100%/);
   });
 });

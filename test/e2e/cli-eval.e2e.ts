@@ -85,7 +85,7 @@ describe('assay eval', () => {
     const batchId = batchIdIn(result.stdout)!;
     expect(result.stdout).toContain(`${suite.server.url}/#/batches/${batchId}`);
     expect(result.stdout).toMatch(/variant\s+trials\s+passed\s+failed\s+void\s+pass rate \[95% CI\]\s+pass@1/);
-    expect(result.stdout).toMatch(/command none\s+2\s+2\s+0\s+0\s+100% \[34%, 100%\]\s+100%/);
+    expect(result.stdout).toMatch(/command\/none\s+2\s+2\s+0\s+0\s+100% \[34%, 100%\]\s+100%/);
     const batch = (await suite.api.call('evals.batches.get', { id: batchId })).body;
     expect(batch.trigger).toEqual({ source: 'cli', url: null });
   });
@@ -101,14 +101,14 @@ describe('assay eval', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('Failing cases:');
-    expect(result.stdout).toMatch(/✗ say-bye on command none \(run_/);
+    expect(result.stdout).toMatch(/✗ say-bye on command\/none \(run_/);
     expect(result.stdout).toContain('verify `grep -q ciao out.txt` exited 1');
     expect(result.stdout).toContain('/v1/evals.runs.get');
     const xml = fs.readFileSync(junit, 'utf8');
     expect(xml).toMatch(
-      /<testcase classname="greetings.command none" name="say-bye"[^>]*>\s*<failure message="1 of 1 trials failed: verify `grep -q ciao out.txt` exited 1"/,
+      /<testcase classname="greetings.command\/none" name="say-bye"[^>]*>\s*<failure message="1 of 1 trials failed: verify `grep -q ciao out.txt` exited 1"/,
     );
-    expect(xml).toMatch(/<testcase classname="greetings.command none" name="say-hello"[^>]*\/>/);
+    expect(xml).toMatch(/<testcase classname="greetings.command\/none" name="say-hello"[^>]*\/>/);
     const written = JSON.parse(fs.readFileSync(json, 'utf8'));
     const batch = (await suite.api.call('evals.batches.get', { id: batchIdIn(result.stdout) })).body;
     expect(written).toEqual(batch);
@@ -253,7 +253,7 @@ trials: 1
     const file = write('suite.yaml', SUITE);
     const piped = await cli([file]);
     expect(piped.stdout).not.toContain('\u001b');
-    expect(piped.stdout).toMatch(/\[\d\d:\d\d\] command none: 2\/2 trials done, 2 passed, 0 failed, 0 void/);
+    expect(piped.stdout).toMatch(/\[\d\d:\d\d\] command\/none: 2\/2 trials done, 2 passed, 0 failed, 0 void/);
     if (spawnSync('script', ['--version']).status !== 0) {
       console.warn('skipped the terminal half: util-linux `script` is not installed');
       return;
@@ -263,7 +263,7 @@ trials: 1
     const underTerminal = (extra: string) => runChild('script', ['-qefc', command(extra), '/dev/null'], {});
     const tty = await underTerminal('');
     expect(tty.code).toBe(0);
-    expect(tty.stdout).toMatch(/command none \|[█░]+\| 2\/2 trials · passed 2 · failed 0 · void 0/);
+    expect(tty.stdout).toMatch(/command\/none \|[█░]+\| 2\/2 trials · passed 2 · failed 0 · void 0/);
     expect(tty.stdout).toContain('\u001b[');
     const plain = await underTerminal(' --no-progress');
     expect(plain.code).toBe(0);

@@ -60,7 +60,7 @@ describe('the examples', () => {
     const sloppy = batch.runs[1].trials[0];
     expect(sloppy.verifySteps).toEqual([expect.objectContaining({ command: 'node --test', exitCode: 0 })]);
     expect(sloppy.validations).toEqual([expect.objectContaining({ status: 'failed', message: 'the agent changed what test/slug.test.js expects' })]);
-    expect(stdout).toMatch(/✗ fix-slugify on command sloppy-agent/);
+    expect(stdout).toMatch(/✗ fix-slugify on command\/sloppy-agent/);
     // The run keeps the validator as its author wrote it, beside the bundle that ran.
     const written = fs.readFileSync(path.join(EXAMPLES, 'fix-a-failing-test', 'checks', 'test-untouched.mjs'), 'utf8');
     expect(batch.runs[0].setup.validatorFiles).toEqual([{ path: './checks/test-untouched.mjs', content: written }]);

@@ -1,3 +1,4 @@
+import { variantLabel } from '#shared/variant-label';
 import type { AssayApi } from './api-client';
 import type { PreparedSuite } from './prepare-suite';
 import type { SuiteReport } from './reports';
@@ -49,7 +50,7 @@ export async function suiteRun(suite: PreparedSuite, api: AssayApi, retryVoid: s
   const intro = [retryLine(suite.name, retryVoid, retry.parts)];
   for (const run of retry.notRetried)
     intro.push(
-      `  not run again: ${run.case.id} on ${run.variant.harness} ${run.variant.model} (its case or variant is not in ${suite.file.shownAs}, or --filter or --tag left it out)`,
+      `  not run again: ${run.case.id} on ${variantLabel(run.variant)} (its case or variant is not in ${suite.file.shownAs}, or --filter or --tag left it out)`,
     );
   const k = Math.max(...retry.original.runs.map((run) => run.trials.length), 1);
   const plan: SuiteRun = {

@@ -1,3 +1,4 @@
+import { variantLabel } from '#shared/variant-label';
 import type { RunView } from './batch-view';
 
 /**
@@ -14,9 +15,9 @@ function definitionKey(variant: RunView['variant']): string {
   return JSON.stringify([variant.harness, variant.model, variant.profile ?? null]);
 }
 
+/** The one naming of variants the viewer, the report and the analytics share (variant-label.ts). */
 function baseLabel(variant: RunView['variant']): string {
-  const profile = variant.profile?.name;
-  return `${variant.harness} ${variant.model}${profile ? ` (${profile})` : ''}`;
+  return variantLabel(variant);
 }
 
 /** The groups in the order of their first run (the batch's order), each with a distinct label. */
