@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
+import { chromiumDescribe, launchChromium, loggedInPage } from '../support/chromium';
 import { startBody, waitForBatch } from '../support/evals';
 import { ChildServer, INIT_KEY, ROOT, startChild, tempDir } from '../support/servers';
 
@@ -10,10 +11,7 @@ import { ChildServer, INIT_KEY, ROOT, startChild, tempDir } from '../support/ser
  * viewer.e2e.ts): a real trial that edited two files and added one; the diff by file with line
  * numbers, and an artifact opened.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;
-if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's diff tests: ${chromiumAbsent}\n`);
-const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
+const describeWithChromium = chromiumDescribe("the viewer's diff tests");
 
 const AGENT = ["printf 'alpha\\nBETA\\ngamma\\n' > notes.txt", "printf 'x = 2\\n' > src/app.py", "printf 'brand new\\n' > src/added.txt"].join('\n');
 
@@ -40,12 +38,8 @@ describeWithChromium("the trial page's diff and artifacts", () => {
     expect(run.trials[0].status).toBe('passed');
     trialPage = `${server.url}/#/runs/${run.id}/trials/${run.trials[0].id}`;
     runPage = `${server.url}/#/runs/${run.id}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], env: { ...process.env, TMPDIR: tempDir('assay-chromium-') } });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key').fill(INIT_KEY);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    browser = await launchChromium();
+    page = await loggedInPage(browser, server.url);
   }, 180000);
 
   afterAll(async () => {

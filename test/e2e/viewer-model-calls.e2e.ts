@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
+import { chromiumDescribe, launchChromium, loggedInPage } from '../support/chromium';
 import { startBody, waitForBatch } from '../support/evals';
 import { FakeProvider, startFakeProvider } from '../support/fake-provider';
 import { ChildServer, INIT_KEY, ROOT, startChild, tempDir } from '../support/servers';
@@ -11,10 +12,7 @@ import { ChildServer, INIT_KEY, ROOT, startChild, tempDir } from '../support/ser
  * viewer.e2e.ts): a real trial whose agent called its model twice through the gateway of a server
  * recording bodies, the fake provider answering.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;
-if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's model-call tests: ${chromiumAbsent}\n`);
-const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
+const describeWithChromium = chromiumDescribe("the viewer's model-call tests");
 const ARTIFACTS = path.join(ROOT, 'test', 'artifacts');
 
 /** Two chat completions through the gateway, the second streamed; the last answer goes to out.txt. */
@@ -72,12 +70,8 @@ describeWithChromium("the trial page's model and tool calls", () => {
     expect([run.trials[0].status, run.trials[0].failure]).toEqual(['passed', null]);
     trialPage = `${server.url}/#/runs/${run.id}/trials/${run.trials[0].id}`;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], env: { ...process.env, TMPDIR: tempDir('assay-chromium-') } });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key').fill(INIT_KEY);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    browser = await launchChromium();
+    page = await loggedInPage(browser, server.url);
   }, 180000);
 
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
+import { chromiumDescribe, launchChromium, loggedInPage } from '../support/chromium';
 import { startBody, waitForBatch } from '../support/evals';
 import { ChildServer, CLI, INIT_KEY, startChild, tempDir } from '../support/servers';
 
@@ -11,10 +12,7 @@ import { ChildServer, CLI, INIT_KEY, startChild, tempDir } from '../support/serv
  * local variant out (or refuses it by name), and the viewer offers the case's variants, the local
  * one shown but not offered (Debian's chromium, as in viewer.e2e.ts).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;
-if (chromiumAbsent !== null) process.stderr.write(`Skipping the run-again viewer tests: ${chromiumAbsent}\n`);
-const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
+const describeWithChromium = chromiumDescribe('the run-again viewer tests');
 
 const RUN = 'echo hello > out.txt';
 const SUITE = `suite:
@@ -59,12 +57,8 @@ describeWithChromium('running a case again', () => {
     expect([local.status, local.stderr]).toEqual([0, expect.any(String)]);
     caseVariants = (await server.client.call('evals.cases.get', { id: 'say-it-again' })).body.variants.map((v: any) => v.variant);
     expect(caseVariants.map((v) => v.sandbox ?? null).sort()).toEqual(['local', null].sort());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], env: { ...process.env, TMPDIR: tempDir('assay-chromium-') } });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key').fill(INIT_KEY);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    browser = await launchChromium();
+    page = await loggedInPage(browser, server.url);
   }, 180000);
 
   afterAll(async () => {

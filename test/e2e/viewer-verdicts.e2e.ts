@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
+import { chromiumDescribe, launchChromium, loggedInPage } from '../support/chromium';
 import { startBody, waitForBatch } from '../support/evals';
 import { ChildServer, INIT_KEY, startChild, tempDir } from '../support/servers';
 
@@ -9,10 +9,7 @@ declare const document: any;
 declare const window: any;
 
 /** Void is never green, and a failed trial says why: the viewer in a real browser (Debian's chromium, as in viewer.e2e.ts). */
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumAbsent = fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (.ci/run installs Debian's chromium package)`;
-if (chromiumAbsent !== null) process.stderr.write(`Skipping the viewer's verdict tests: ${chromiumAbsent}\n`);
-const describeWithChromium: jest.Describe = chromiumAbsent === null ? describe : describe.skip;
+const describeWithChromium = chromiumDescribe("the viewer's verdict tests");
 
 describeWithChromium('void and failed trials in the viewer', () => {
   let server: ChildServer;
@@ -36,12 +33,8 @@ describeWithChromium('void and failed trials in the viewer', () => {
     failed = await waitForBatch(server.client, (await server.client.call('evals.batches.start', failing)).body.id);
     expect(voided.runs[0].trials[0].status).toBe('void');
     expect(failed.runs[0].trials[0].status).toBe('failed');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], env: { ...process.env, TMPDIR: tempDir('assay-chromium-') } });
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('API key').fill(INIT_KEY);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    browser = await launchChromium();
+    page = await loggedInPage(browser, server.url);
   }, 120000);
 
   afterAll(async () => {
