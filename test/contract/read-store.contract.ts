@@ -551,7 +551,7 @@ function tallyProjection(collection: string): Projection {
 }
 
 /** A promise and the function that settles it. */
-function signal(): { promise: Promise<void>; settle: () => void } {
+export function signal(): { promise: Promise<void>; settle: () => void } {
   let settle: () => void = () => undefined;
   const promise = new Promise<void>((resolve) => (settle = resolve));
   return { promise, settle };
@@ -563,7 +563,7 @@ function signal(): { promise: Promise<void>; settle: () => void } {
  * writer then stalls until `resume`, while the other writer moves on. The adapter itself answers;
  * a slow store offers no one-step evolveOne, so the writer reads, then writes guarded.
  */
-function slowWriteAt(
+export function slowWriteAt(
   store: ReadStore,
   position: number,
   gates: { reached: () => void; release: Promise<void>; written: () => void; resume: Promise<void> },
@@ -598,7 +598,7 @@ function slowWriteAt(
 }
 
 /** The store without the one-step evolveOne, as a store that has none: projections read, then write guarded. */
-function withoutEvolveOne(store: ReadStore): ReadStore {
+export function withoutEvolveOne(store: ReadStore): ReadStore {
   const wrap = (collection: Collection): Collection =>
     new Proxy(collection, {
       get: (target, property: keyof Collection) => {

@@ -24,6 +24,12 @@ for (const target of targets) {
     };
   };
   readStoreContract(target.name, open('rs'), target.lacks);
+  // As a projection owner writes it: a fence before every attempt, each attempt bounded (timeoutMS).
+  const owner = (label: string) => async () => {
+    const opened = await open(label)();
+    return { ...opened, store: opened.store.guardedBy(() => 60_000) };
+  };
+  readStoreContract(`${target.name}, writes guarded by a projection owner's fence`, owner('rs_o'), target.lacks);
   guardedWritesContract(target.name, open('rs_g'));
   collectionSwapContract(target.name, open('rs_s'), target.lacks);
 }

@@ -1,7 +1,9 @@
 /**
  * The read store as the projection owner writes it on a shared MongoDB. Two fences:
  * - every write first checks the owner's hold on the lease (projection-fence.ts), so a lapsed
- *   owner writes nothing, whatever its runner is doing;
+ *   owner writes nothing, whatever its runner is doing; on a store that retries writes itself
+ *   (MongoDB), before each attempt, and each attempt is bounded to what is left of the hold, so
+ *   a write retried or slowed past the hold never lands after it;
  * - checkpoint writes carry the owner's term: `{..., term ≤ mine}` in the filter and `term` in
  *   the update, so once a newer owner has stamped or written a checkpoint the store refuses every
  *   checkpoint write of an older term, and the older owner learns it lost the lease at once.
@@ -29,11 +31,14 @@ export function writableByTerm(term: number): Filter {
 
 export class FencedReadStore implements ReadStore {
   private readonly handles = new Map<string, FencedCollection>();
+  private readonly inner: ReadStore;
 
   constructor(
-    private readonly inner: ReadStore,
+    store: ReadStore,
     private readonly fence: ProjectionFence,
-  ) {}
+  ) {
+    this.inner = store.guardedBy?.(() => fence.remainingMs()) ?? store;
+  }
 
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);

@@ -54,6 +54,12 @@ export class ProjectionFence {
     return this.heldTerm;
   }
 
+  /** How long the hold still lasts, in milliseconds; throws ProjectionLeaseLost as check() does. */
+  remainingMs(): number {
+    this.check();
+    return this.deadline - this.monotonic();
+  }
+
   /** The store refused a write of this term: a newer owner took over. */
   lose(reason: string): void {
     if (this.heldTerm === null) return;

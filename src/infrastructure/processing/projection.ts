@@ -92,7 +92,7 @@ function evolveInStep<D extends Document>(spec: DocumentProjectionSpec<D>) {
 }
 
 /** Attempts at a guarded write before giving up: each retry follows a write by another projector. */
-const GUARDED_ATTEMPTS = 20;
+export const GUARDED_ATTEMPTS = 20;
 
 /**
  * Applies one event to one document with a guarded write: the write names the position it was
@@ -118,8 +118,40 @@ async function projectOne<D extends Document>(
   throw new Error(`Projection ${spec.name}: document ${id} kept changing under event ${event.position}; another projector is writing it.`);
 }
 
+/**
+ * One document of a hand-written projection, changed by `next` with the guard documentProjection
+ * uses: the write names the `_position` it read (or inserts where nothing was), and when another
+ * writer changed the document in between (a lapsed owner's late write, or the new owner's), the
+ * document is read again and `next` asked again, so neither writer undoes the other. `next`
+ * answers the new document (with its `_position`), null to delete it, or undefined for no
+ * change; it sees `_position`, and skips an event the document already reflects. A store that
+ * reads and writes in one step (the in-memory one) hands its own document over.
+ */
+export async function evolveGuarded<T extends ProjectedDocument>(
+  collection: Collection<T>,
+  id: string,
+  next: (current: T | null) => T | null | undefined,
+): Promise<void> {
+  if (collection.evolveOne) {
+    collection.evolveOne(id, null, (current) => next(current));
+    return;
+  }
+  for (let attempt = 0; attempt < GUARDED_ATTEMPTS; attempt++) {
+    const current = await collection.findOne({ _id: id });
+    const written = next(current);
+    if (written === undefined) return;
+    if (await writeGuarded(collection, id, current?._position, written)) return;
+  }
+  throw new Error(`Document ${id} of ${collection.name} kept changing under its projection; another projector is writing it.`);
+}
+
 /** True when the write happened: the document was still at `read` (absent when undefined). */
-async function writeGuarded<D extends ProjectedDocument>(collection: Collection<D>, id: string, read: number | undefined, next: D | null): Promise<boolean> {
+export async function writeGuarded<D extends ProjectedDocument>(
+  collection: Collection<D>,
+  id: string,
+  read: number | undefined,
+  next: D | null,
+): Promise<boolean> {
   if (next === null) return read === undefined || (await collection.deleteOne({ _id: id, _position: read })) === 1;
   if (read !== undefined) return (await collection.replaceOne({ _id: id, _position: read }, next)).matchedCount === 1;
   try {

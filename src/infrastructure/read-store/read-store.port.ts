@@ -74,8 +74,20 @@ export interface Collection<T extends Document = Document> {
   evolveOne?<C>(id: string, context: C, evolve: (current: T | null, id: string, context: C) => T | null | undefined): void;
 }
 
+/**
+ * Checked before every attempt at a write, retries included: throws to stop the write, else
+ * answers how many milliseconds the write may still take (the projection owner's hold).
+ */
+export type WriteGuard = () => number;
+
 export interface ReadStore {
   collection<T extends Document = Document>(name: string): Collection<T>;
+  /**
+   * This store with `guard` run before every attempt at a write, and each attempt bounded to the
+   * time it answers (where the adapter retries writes itself and can bound them, as on MongoDB).
+   * Stores that do neither leave it out: a check before each call is then enough.
+   */
+  guardedBy?(guard: WriteGuard): ReadStore;
   /** Creates the indexes a collection's queries use (a no-op where the engine needs none). */
   ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
   /** Drops every collection: read models are rebuilt by replaying the event log. */

@@ -1,3 +1,4 @@
+import { evolveGuarded } from '#infrastructure/processing/projection';
 import type { Collection, Document, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { typedProjection, Recorded } from '../typed-projection';
 import type { BatchStarted } from '../evals/batches/batch.events';
@@ -33,9 +34,7 @@ function runDocuments(event: Recorded<BatchStarted>): AnalyticsRunDocument[] {
 async function onBatchStarted(event: Recorded<BatchStarted>, store: ReadStore): Promise<void> {
   const runs = store.collection<AnalyticsRunDocument>(ANALYTICS_RUNS);
   for (const document of runDocuments(event)) {
-    const current = await runs.findOne({ _id: document._id });
-    if (current && current._position >= event.position) continue;
-    await runs.replaceOne({ _id: document._id }, document, { upsert: true });
+    await evolveGuarded(runs, document._id, (current) => (current && current._position >= event.position ? undefined : document));
   }
 }
 
@@ -136,18 +135,15 @@ async function applyToTally(store: ReadStore, target: TallyTarget, delta: Verdic
 }
 
 /**
- * Writes what `next` makes of the stored document (undefined: nothing to write). A store that
- * reads and writes in one step (the in-memory one) hands its own document over, uncopied: `next`
- * is pure, as every projection's evolve (withVerdict builds new objects). Any other store reads
- * it, then replaces it; this projection has one writer, the projection owner.
+ * Writes what `next` makes of the stored document (undefined: nothing to write), guarded by the
+ * position it read (evolveGuarded): a lapsed owner's late write cannot undo a newer document.
  */
-async function evolveDocument<T extends Document>(collection: Collection<T>, id: string, next: (current: T | null) => T | undefined): Promise<void> {
-  if (collection.evolveOne) {
-    collection.evolveOne(id, null, (current) => next(current));
-    return;
-  }
-  const written = next(await collection.findOne({ _id: id }));
-  if (written !== undefined) await collection.replaceOne({ _id: id }, written, { upsert: true });
+async function evolveDocument<T extends Document & { _position: number }>(
+  collection: Collection<T>,
+  id: string,
+  next: (current: T | null) => T | undefined,
+): Promise<void> {
+  await evolveGuarded(collection, id, next);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { evolveGuarded } from '#infrastructure/processing/projection';
 import type { Collection } from '#infrastructure/read-store/read-store.port';
 import { typedProjection } from '../typed-projection';
 import { CONNECTOR_EVENT_TYPES, ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
@@ -32,16 +33,14 @@ export const connectionProjection = typedProjection<ConnectorEvent>({
   collections: { [CONNECTIONS]: [{ keys: { organization: 1, createdAt: -1 } }, { keys: { organization: 1, integrationId: 1, isDefault: 1 } }] },
   async project(event, store) {
     const collection = store.collection<ConnectionDocument>(CONNECTIONS);
-    const current = await collection.findOne({ _id: event.data.connectionId });
-    if (current && current._position >= event.position) return;
     if (event.type === 'ConnectorAdded') return added(collection, event.data, event.position);
-    if (!current) return;
-    if (event.type === 'ConnectorRemoved') {
-      await collection.deleteOne({ _id: current._id });
-      return;
-    }
-    const change = event.type === 'ConnectorUsed' ? { lastUsedAt: event.data.usedAt } : { status: 'invalid' as const };
-    await collection.replaceOne({ _id: current._id }, { ...current, ...change, _position: event.position });
+    // Each write names the position it read: a lapsed owner's late write cannot undo a newer one.
+    await evolveGuarded(collection, event.data.connectionId, (current) => {
+      if (!current || current._position >= event.position) return undefined;
+      if (event.type === 'ConnectorRemoved') return null;
+      const change = event.type === 'ConnectorUsed' ? { lastUsedAt: event.data.usedAt } : { status: 'invalid' as const };
+      return { ...current, ...change, _position: event.position };
+    });
   },
 });
 
@@ -67,7 +66,7 @@ async function added(collection: Collection<ConnectionDocument>, data: Connector
     createdAt: addedAt,
     lastUsedAt: null,
   };
-  await collection.replaceOne({ _id: connectionId }, document, { upsert: true });
+  await evolveGuarded(collection, connectionId, (current) => (current && current._position >= position ? undefined : document));
 }
 
 /** The spec's Connection: what a client may see of a connection. */

@@ -73,6 +73,25 @@ describe('the MongoDB collection adapter', () => {
     expect(policy.waits[1]).toBeLessThanOrEqual(200);
   });
 
+  it('with a guard (a projection owner), checks it before every attempt and bounds each attempt to its answer; a guard that throws stops the retries', async () => {
+    const { calls, collection } = stubCollection([steppedDown(), updated]);
+    const remaining = [900, 400];
+    const guarded = new MongoCollection('runs', collection, recordingPolicy(), () => remaining.shift() ?? 0);
+    await guarded.updateOne({ _id: 'r1' }, { $set: { status: 'done' } });
+    expect(calls.map((call) => (call.args[2] as { timeoutMS?: number }).timeoutMS)).toEqual([900, 400]);
+
+    // The hold lapses while the first attempt fails: the retry never reaches the server.
+    const lapsing = stubCollection([new MongoNetworkError('connection reset'), updated]);
+    let attempts = 0;
+    const lapsed = new MongoCollection('runs', lapsing.collection, recordingPolicy(), () => {
+      attempts += 1;
+      if (attempts > 1) throw new Error('This instance no longer holds the projection lease: the lease was not renewed in time.');
+      return 500;
+    });
+    await expect(lapsed.replaceOne({ _id: 'r1' }, { _id: 'r1', status: 'done' })).rejects.toThrow('no longer holds the projection lease');
+    expect(lapsing.calls).toHaveLength(1);
+  });
+
   it('asks again a read whose cursor a collection swap killed (projections rebuild renaming onto the live collection)', async () => {
     const killed = new MongoServerError({ message: 'collection dropped', code: 175, codeName: 'QueryPlanKilled' });
     const { calls, collection } = stubCollection([killed, { _id: 'r1' }]);

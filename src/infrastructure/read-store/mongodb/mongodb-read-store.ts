@@ -14,7 +14,19 @@ import {
   UpdateFilter,
   UpdateResult as DriverUpdateResult,
 } from 'mongodb';
-import { Collection, Document, DuplicateKey, Filter, FindOptions, IndexSpec, ReadStore, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import {
+  Collection,
+  Document,
+  DuplicateKey,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+  WriteGuard,
+} from '../read-store.port';
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retrying } from './mongodb-retry';
 import { reconcileIndexes } from './mongodb-indexes';
 import { filterWithNulls, totalOrder, withoutUndefined } from './mongodb-values';
@@ -73,6 +85,8 @@ export class MongoCollection implements Collection {
     readonly name: string,
     private readonly collection: DriverCollection,
     private readonly retry: RetryPolicy = DEFAULT_RETRY_POLICY,
+    /** Run before each attempt at a write (a projection owner's fence): its answer bounds the attempt. */
+    private readonly guard?: WriteGuard,
   ) {}
 
   async findOne(filter: Filter): Promise<Document | null> {
@@ -98,7 +112,7 @@ export class MongoCollection implements Collection {
   async insertOne(document: Document): Promise<void> {
     // A copy: the driver sets `_id` on the object it inserts when missing, and undefined fields go.
     const stored = withoutUndefined(document);
-    await this.retrying(() => guardDuplicates(this.name, document._id, () => this.collection.insertOne({ ...stored } as DriverDocument)));
+    await this.writing((bound) => guardDuplicates(this.name, document._id, () => this.collection.insertOne({ ...stored } as DriverDocument, bound)));
   }
 
   async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
@@ -108,7 +122,9 @@ export class MongoCollection implements Collection {
     const replacement: DriverDocument =
       // A replacement may come without an _id although the type says otherwise.
       upsert && (document._id as string | undefined) === undefined && !namesId(filter) ? { ...stored, _id: newStringId() } : stored;
-    const result = await this.retrying(() => guardDuplicates(this.name, document._id, () => this.collection.replaceOne(query, replacement, { upsert })));
+    const result = await this.writing((bound) =>
+      guardDuplicates(this.name, document._id, () => this.collection.replaceOne(query, replacement, { upsert, ...bound })),
+    );
     return toResult(result);
   }
 
@@ -116,29 +132,40 @@ export class MongoCollection implements Collection {
     const upsert = options.upsert ?? false;
     const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
     const change = withoutUndefined(upsert ? this.withStringId(filter, update) : (update as UpdateFilter<DriverDocument>));
-    const result = await this.retrying(() => guardDuplicates(this.name, undefined, () => this.collection.updateOne(query, change, { upsert })));
+    const result = await this.writing((bound) => guardDuplicates(this.name, undefined, () => this.collection.updateOne(query, change, { upsert, ...bound })));
     return toResult(result);
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const query = filterWithNulls(filter) as DriverFilter<DriverDocument>;
     const change = withoutUndefined(update) as UpdateFilter<DriverDocument>;
-    const result = await this.retrying(() => guardDuplicates(this.name, undefined, () => this.collection.updateMany(query, change)));
+    const result = await this.writing((bound) => guardDuplicates(this.name, undefined, () => this.collection.updateMany(query, change, bound)));
     return toResult(result);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
     const query = filterWithNulls(filter);
-    return this.retrying(async () => (await this.collection.deleteOne(query)).deletedCount);
+    return this.writing(async (bound) => (await this.collection.deleteOne(query, bound)).deletedCount);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const query = filterWithNulls(filter);
-    return this.retrying(async () => (await this.collection.deleteMany(query)).deletedCount);
+    return this.writing(async (bound) => (await this.collection.deleteMany(query, bound)).deletedCount);
   }
 
   private retrying<T>(operation: () => Promise<T>): Promise<T> {
     return retrying(this.retry, operation);
+  }
+
+  /**
+   * A write, retried on transient errors; with a guard, the guard runs before every attempt (a
+   * lapsed owner's retry stops there) and the attempt is bounded to what it answers: the driver
+   * gives up, and the server (maxTimeMS) stops the write, once that time is out.
+   */
+  private writing<T>(operation: (bound: { timeoutMS?: number }) => Promise<T>): Promise<T> {
+    const guard = this.guard;
+    if (!guard) return retrying(this.retry, () => operation({}));
+    return retrying(this.retry, () => operation({ timeoutMS: Math.max(1, Math.floor(guard())) }));
   }
 
   /**
@@ -162,6 +189,7 @@ export class MongoReadStore implements ReadStore {
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
+    private readonly guard?: WriteGuard,
   ) {}
 
   /** Connects to `url`; the database is `dbName`, else the one in the URL's path, else "assay". */
@@ -175,7 +203,7 @@ export class MongoReadStore implements ReadStore {
   collection<T extends Document = Document>(name: string): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) {
-      handle = new MongoCollection(name, this.db.collection(name));
+      handle = new MongoCollection(name, this.db.collection(name), DEFAULT_RETRY_POLICY, this.guard);
       this.handles.set(name, handle);
     }
     // MongoDB stores whatever it is given; T only describes what callers put in.
@@ -183,6 +211,11 @@ export class MongoReadStore implements ReadStore {
   }
 
   /** Creates what is missing and rebuilds an index whose options changed (mongodb-indexes.ts). */
+  /** The same database and connection, with `guard` before every write attempt (ReadStore.guardedBy). */
+  guardedBy(guard: WriteGuard): ReadStore {
+    return new MongoReadStore(this.client, this.db, guard);
+  }
+
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
     if (indexes.length === 0) return;
     try {

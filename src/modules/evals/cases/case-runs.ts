@@ -1,4 +1,5 @@
 import type { Collection } from '#infrastructure/read-store/read-store.port';
+import { evolveGuarded } from '#infrastructure/processing/projection';
 import type { Recorded } from '../../typed-projection';
 import type { PlannedRun } from '../batches/batch.events';
 import type { RunFinished } from '../runs/run.events';
@@ -59,9 +60,7 @@ function trialProgressed<T extends TrialTally>(trial: T, event: Recorded<Exclude
 /** Records the runs a batch starts; a run already recorded at or after this event stays. */
 export async function recordPlannedRuns(runs: Collection<CaseRunDocument>, organization: string, planned: PlannedRun[], position: number): Promise<void> {
   for (const run of planned) {
-    const stored = await runs.findOne({ _id: run.runId });
-    if (stored && stored._position >= position) continue;
-    await runs.replaceOne({ _id: run.runId }, plannedRun(organization, run, position), { upsert: true });
+    await evolveGuarded(runs, run.runId, (stored) => (stored && stored._position >= position ? undefined : plannedRun(organization, run, position)));
   }
 }
 
@@ -70,9 +69,13 @@ export async function recordPlannedRuns(runs: Collection<CaseRunDocument>, organ
  * finds the run already past it and returns it unchanged, so its case still gets the change.
  */
 export async function recordProgress(runs: Collection<CaseRunDocument>, event: Recorded<RunProgress>): Promise<CaseRunDocument | null> {
-  const stored = await runs.findOne({ _id: event.data.runId });
-  if (!stored || stored._position >= event.position) return stored;
-  const next = { ...progressed(stored, event), _position: event.position };
-  await runs.replaceOne({ _id: next._id }, next);
-  return next;
+  // Guarded by the position read (evolveGuarded): a lapsed owner's late write cannot undo a newer run.
+  let after: CaseRunDocument | null = null;
+  await evolveGuarded(runs, event.data.runId, (stored) => {
+    after = stored;
+    if (!stored || stored._position >= event.position) return undefined;
+    after = { ...progressed(stored, event), _position: event.position };
+    return after;
+  });
+  return after;
 }

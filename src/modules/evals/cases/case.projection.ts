@@ -1,4 +1,5 @@
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
+import { evolveGuarded, GUARDED_ATTEMPTS, writeGuarded } from '#infrastructure/processing/projection';
 import { Recorded, typedProjection } from '../../typed-projection';
 import type { BatchStarted, PlannedRun, RunSetup } from '../batches/batch.events';
 import type { RunDocument } from '../runs/run.projection';
@@ -165,7 +166,8 @@ function runChanged(document: CaseDocument | null, run: CaseRunDocument): CaseDo
   return { ...document, variants };
 }
 
-type Change = { previous: CaseDocument | null; next: CaseDocument };
+/** A case's document before and after the event; `read`: the `_position` it was read at (undefined: absent). */
+type Change = { previous: CaseDocument | null; next: CaseDocument; read: number | undefined };
 
 type StoredCase = CaseDocument & { _position: number };
 
@@ -192,13 +194,25 @@ export const caseProjection = typedProjection<CaseProjectionEvent>({
     [CASE_RUNS]: [],
   },
   async project(event, store) {
-    const changes = await changesOf(event, store);
-    if (changes.length === 0) return;
-    await recordTags(store, changes, event.position);
-    const cases = store.collection<StoredCase>(CASES);
-    for (const { next } of changes) await cases.replaceOne({ _id: next._id }, { ...next, _position: event.position }, { upsert: true });
+    // Each write names the position it read, so a lapsed owner's late write cannot undo a newer
+    // document; when one changed in between, the event is applied again to what is there now.
+    for (let attempt = 0; attempt < GUARDED_ATTEMPTS; attempt++) {
+      const changes = await changesOf(event, store);
+      if (changes.length === 0) return;
+      await recordTags(store, changes, event.position);
+      if (await writeCases(store, changes, event.position)) return;
+    }
+    throw new Error(`Projection eval-cases: the cases of event ${event.position} kept changing under it; another projector is writing them.`);
   },
 });
+
+/** False when a case changed since it was read (the others written are then skipped on the retry). */
+async function writeCases(store: ReadStore, changes: Change[], position: number): Promise<boolean> {
+  const cases = store.collection<StoredCase>(CASES);
+  let all = true;
+  for (const { next, read } of changes) all = (await writeGuarded(cases, next._id, read, { ...next, _position: position })) && all;
+  return all;
+}
 
 function withoutPosition(stored: StoredCase): CaseDocument {
   const { _position: _ignored, ...document } = stored;
@@ -213,7 +227,7 @@ async function changesOf(event: Recorded<CaseProjectionEvent>, store: ReadStore)
     if (stored && stored._position >= event.position) return [];
     const previous = stored ? withoutPosition(stored) : null;
     const next = evolve(previous);
-    return next ? [{ previous, next }] : [];
+    return next ? [{ previous, next, read: stored?._position }] : [];
   };
   const runs = store.collection<CaseRunDocument>(CASE_RUNS);
   switch (event.type) {
@@ -253,14 +267,15 @@ async function recordTags(store: ReadStore, changes: Change[], position: number)
   if ([...delta.values()].every((count) => count === 0)) return;
   const organization = changes[0].next.organization;
   const collection = store.collection<CaseTagsDocument & { _position: number }>(CASE_TAGS);
-  const stored = await collection.findOne({ _id: organization });
   // Written before the cases, so a crash between the two is mended by the redelivery.
-  if (stored && stored._position >= position) return;
-  const counts = new Map((stored?.tags ?? []).map(({ tag, cases }) => [tag, cases]));
-  for (const [tag, count] of delta) counts.set(tag, (counts.get(tag) ?? 0) + count);
-  const tags = [...counts]
-    .filter(([, cases]) => cases > 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([tag, cases]) => ({ tag, cases }));
-  await collection.replaceOne({ _id: organization }, { _id: organization, organization, tags, _position: position }, { upsert: true });
+  await evolveGuarded(collection, organization, (stored) => {
+    if (stored && stored._position >= position) return undefined;
+    const counts = new Map((stored?.tags ?? []).map(({ tag, cases }) => [tag, cases]));
+    for (const [tag, count] of delta) counts.set(tag, (counts.get(tag) ?? 0) + count);
+    const tags = [...counts]
+      .filter(([, cases]) => cases > 0)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([tag, cases]) => ({ tag, cases }));
+    return { _id: organization, organization, tags, _position: position };
+  });
 }
