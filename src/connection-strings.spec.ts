@@ -50,6 +50,9 @@ describe('EVENTSTORE_URL forms', () => {
     ['esdb://localhost:2113?tlsVerifyCert=false', 'tlsCAFile'],
     ['esdb://localhost:2113?userCertFile=a.crt', 'together'],
     ['esdb://localhost:2113?replicaSet=rs0', 'not an option'],
+    // The client knows it in this one spelling only, and prints the whole string for any other.
+    ['esdb+discover://cluster.example.com:2113?dnsDiscover=true', 'esdb+discover://'],
+    ['esdb://localhost:2113?dnsdiscover=true', 'esdb+discover://'],
   ])('refuses %s, saying %s', (value, says) => {
     const error = refusal('EVENTSTORE_URL', value);
     expect(error.variable).toBe('EVENTSTORE_URL');
@@ -59,6 +62,16 @@ describe('EVENTSTORE_URL forms', () => {
   it('never repeats a refused value, which may hold a password', () => {
     const error = refusal('EVENTSTORE_URL', `esdb://admin:${PASSWORD}@a:2113,b:x`);
     expect(error.message).not.toContain(PASSWORD);
+  });
+
+  it('accepts nothing the client would warn about: its warnings print the whole string, password included', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      for (const value of accepted) EventStoreDBClient.connectionString(value);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 
@@ -85,6 +98,9 @@ describe('MONGODB_URL forms', () => {
     ['mongodb+srv://a.example.net,b.example.net', 'exactly one host'],
     ['mongodb+srv://a.example.net:27017', 'no port'],
     ['mongodb://localhost/assay.db', 'database name'],
+    // The stores write journalled to a majority whatever the URL says; the driver would let this win.
+    ['mongodb://localhost/assay?journal=false', 'journal'],
+    ['mongodb://localhost/assay?replicaSet=rs0&J=false', 'journal'],
   ])('refuses %s, saying %s', (value, says) => {
     const error = refusal('MONGODB_URL', value);
     expect(error.variable).toBe('MONGODB_URL');

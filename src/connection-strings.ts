@@ -23,7 +23,6 @@ const ESDB_OPTIONS: ReadonlyMap<string, [string, OptionKind]> = new Map(
       ['tls', 'boolean'],
       ['tlsVerifyCert', 'boolean'],
       ['throwOnAppendFailure', 'boolean'],
-      ['dnsDiscover', 'boolean'],
       ['maxDiscoverAttempts', 'integer'],
       ['defaultDeadline', 'integer'],
       ['discoveryInterval', 'integer'],
@@ -71,6 +70,8 @@ function esdbOptionRefusal(pair: string, seen: Map<string, string>): Refusal {
   const rawKey = separator > 0 ? pair.slice(0, separator) : '';
   const value = separator > 0 ? decodeURIComponent(pair.slice(separator + 1)).trim() : '';
   if (rawKey === '' || value === '') return 'each option must read key=value, joined by "&".';
+  // The client reads dnsDiscover in this one spelling only, and for any other prints the whole string, password included.
+  if (flat(rawKey) === 'dnsdiscover') return 'dnsDiscover is not taken: use esdb+discover:// for DNS discovery.';
   const known = ESDB_OPTIONS.get(flat(rawKey));
   if (!known)
     return `"${rawKey}" is not an option of the EventStoreDB client (it would be ignored); known: ${[...ESDB_OPTIONS.values()].map(([name]) => name).join(', ')}.`;
@@ -134,5 +135,13 @@ export function mongodbRefusal(value: string): Refusal {
     if (refusal) return refusal;
   }
   if (parts.path !== '' && !/^\/[^/\\. "$]*$/.test(parts.path)) return 'the database name after "/" may not hold "/", "\\", ".", spaces, quotes or "$".';
+  // The stores write to a majority, journalled, and read the primary whatever the URL says; the
+  // driver would let the URL's journal=false win over that.
+  for (const pair of parts.query === null ? [] : parts.query.split('&')) {
+    const [key, value = ''] = pair.split('=');
+    if (['journal', 'j'].includes(key.toLowerCase()) && decodeURIComponent(value).trim().toLowerCase() === 'false') {
+      return 'journal=false is not taken: the stores write journalled to a majority of the replica set; remove it.';
+    }
+  }
   return null;
 }

@@ -1,5 +1,6 @@
 import { Binary, Collection, Db, MongoClient, MongoServerError, WriteConcern } from 'mongodb';
 import { DEFAULT_RETRY_POLICY, retrying } from '#infrastructure/read-store/mongodb/mongodb-retry';
+import { connectStoreClient } from '#infrastructure/read-store/mongodb/mongodb-client';
 import { databaseFromUrl } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 import { BlobMissing, BlobStore, requireSha256, sha256Of, verified } from '../blob-store.port';
 
@@ -40,7 +41,8 @@ export class MongoBlobStore implements BlobStore {
 
   /** Connects to `url`; the database is `dbName`, else `<the URL's database, or "assay">_blobs`. */
   static async connect(url: string, dbName?: string): Promise<MongoBlobStore> {
-    const client = await MongoClient.connect(url);
+    // Primary reads (a lagging secondary would answer BlobMissing) and majority writes, whatever the URL says.
+    const client = await connectStoreClient(url);
     try {
       return await MongoBlobStore.inDatabase(client.db(dbName ?? `${databaseFromUrl(url) ?? 'assay'}_blobs`), client);
     } catch (error) {

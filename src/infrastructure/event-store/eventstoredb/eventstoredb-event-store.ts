@@ -14,6 +14,8 @@ import {
   WrongExpectedVersionError,
   excludeSystemEvents,
 } from '@eventstore/db-client';
+// The client's own debug namespaces (pinned 6.2.1; not part of its public face).
+import { debug as clientDebug } from '@eventstore/db-client/dist/utils/debug';
 import {
   AllSubscription,
   AppendResult,
@@ -81,6 +83,9 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** The client connects lazily; `url` is a connection string such as esdb://host:2113?tls=false. */
   static async connect(url: string, options: EventStoreDbOptions = {}): Promise<EventStoreDbEventStore> {
+    // The client's `esdb:connection` debug output prints the connection string it parses, password
+    // included, and the TLS client key: it stays off whatever DEBUG says (the others may be on).
+    clientDebug.connection.enabled = false;
     return EventStoreDbEventStore.over(EventStoreDBClient.connectionString(url), options);
   }
 

@@ -28,6 +28,7 @@ import {
   WriteGuard,
 } from '../read-store.port';
 import { DEFAULT_RETRY_POLICY, RetryPolicy, retrying } from './mongodb-retry';
+import { connectStoreClient } from './mongodb-client';
 import { reconcileIndexes } from './mongodb-indexes';
 import { filterWithNulls, totalOrder, withoutUndefined } from './mongodb-values';
 
@@ -196,7 +197,8 @@ export class MongoReadStore implements ReadStore {
   static async connect(url: string, dbName?: string): Promise<MongoReadStore> {
     // Not ignoreUndefined: it applies to filters too, where `{ _id: undefined }` would match every
     // document. Undefined fields are dropped from documents here instead (mongodb-values.ts).
-    const client = await MongoClient.connect(url);
+    // Primary reads and majority writes whatever the URL says (mongodb-client.ts).
+    const client = await connectStoreClient(url);
     return new MongoReadStore(client, client.db(dbName ?? databaseFromUrl(url) ?? DEFAULT_DATABASE));
   }
 
