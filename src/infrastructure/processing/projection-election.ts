@@ -24,7 +24,7 @@ const FOLLOW_EVERY_MS = 100;
  * through: before the lease can expire on any instance whose clock is up to a sixth of a lease
  * ahead (two renewals may fail before that).
  */
-const HOLD_SHARE = 5 / 6;
+export const HOLD_SHARE = 5 / 6;
 
 export interface ElectionSettings {
   /** ASSAY_INSTANCE_ID: the lease's owner while this instance projects. */

@@ -6,7 +6,8 @@
  *    its checkpoint), or take it once expired when there is no owner;
  * 3. holding the lease, nobody projects into the live collections: catch the rebuilt ones up
  *    with the log's head, then rename each onto its live name (renameCollection, dropTarget),
- *    the checkpoints last, stamped with the rebuild's term;
+ *    the checkpoints last, stamped with the rebuild's term; each rename is fenced by the hold
+ *    (projection-fence.ts), so a rebuild whose lease lapsed swaps nothing more;
  * 4. release the lease: the next owner resumes from the swapped checkpoints, so no event
  *    appended meanwhile is lost, and none is applied twice.
  * Readers see the old collection or the new one at every moment; between the handover and the
@@ -17,6 +18,9 @@ import type { JsonLogger } from '../logging/json-logger';
 import type { ReadStore } from '../read-store/read-store.port';
 import { SuffixedReadStore } from '../read-store/suffixed-read-store';
 import type { Projection } from './projection';
+import { FencedReadStore } from './fenced-read-store';
+import { HOLD_SHARE } from './projection-election';
+import { ProjectionFence } from './projection-fence';
 import { LeaseGrant, PROJECTION_RUNNER, ProjectionLease } from './projection-lease';
 import { CHECKPOINTS, ProjectionRunner } from './projection-runner';
 
@@ -53,6 +57,8 @@ export async function rebuildAndSwap(
   const runner = new ProjectionRunner(eventStore, rebuilt, projections, logger);
   const lease = new ProjectionLease(store, PROJECTION_RUNNER, `rebuild-${id}`, settings.leaseMs, settings.clock);
   let grant: LeaseGrant | null = null;
+  const monotonic = () => performance.now();
+  const fence = new ProjectionFence(monotonic);
   let keeper: NodeJS.Timeout | null = null;
   let replaying = true;
   const stopReplaying = async () => {
@@ -62,9 +68,13 @@ export async function rebuildAndSwap(
   try {
     logger.info('rebuilding the read models into new collections; servers keep serving the live ones', { suffix: rebuilt.suffix });
     await runner.start();
-    grant = await takeLease(lease, settings, logger);
+    const taken = await takeLease(lease, settings, logger);
+    grant = taken.grant;
     const term = grant.term;
-    keeper = setInterval(() => void lease.renew(term, false).catch(() => undefined), settings.leaseMs / 3);
+    // The swap is fenced like an owner's writes: once the hold lapses (renewals failing, or the
+    // lease taken by another), no rename or drop goes out.
+    fence.hold(term, taken.sentAt + settings.leaseMs * HOLD_SHARE);
+    keeper = setInterval(() => void keepHold(lease, fence, term, settings.leaseMs, monotonic), settings.leaseMs / 3);
     // Nobody projects into the live collections now: what the log holds beyond them is the rebuild's to apply.
     await runner.waitFor(await eventStore.headPosition(), Number.POSITIVE_INFINITY);
     await stopReplaying();
@@ -72,11 +82,12 @@ export async function rebuildAndSwap(
     const renewal = await lease.renew(term, false);
     if (renewal.outcome !== 'renewed')
       throw new Error(`The projection lease was lost before the swap (${renewal.outcome}); the live read models are unchanged.`);
-    const collections = await swap(store, rebuilt, projections);
+    const collections = await swap(new FencedReadStore(store, fence), rebuilt, projections);
     logger.info('rebuilt read models swapped in', { position: runner.position, collections: collections.length });
     return { id, position: runner.position, collections };
   } finally {
     if (keeper) clearInterval(keeper);
+    fence.release();
     await stopReplaying();
     const letGo = grant ? lease.release(grant.term) : lease.withdrawHandover();
     await letGo.catch((error: unknown) =>
@@ -94,15 +105,28 @@ async function dropLeftovers(store: ReadStore, logger: JsonLogger): Promise<void
   }
 }
 
-/** Waits for the owner to hand the lease over (asking at each attempt), or for it to expire. */
-async function takeLease(lease: ProjectionLease, settings: RebuildSettings, logger: JsonLogger): Promise<LeaseGrant> {
+/** One renewal of the rebuild's hold: extended when renewed, lost when another holds the lease; a failed call lets it lapse. */
+async function keepHold(lease: ProjectionLease, fence: ProjectionFence, term: number, leaseMs: number, monotonic: () => number): Promise<void> {
+  const sentAt = monotonic();
+  try {
+    const renewal = await lease.renew(term, false);
+    if (renewal.outcome === 'renewed') fence.extend(sentAt + leaseMs * HOLD_SHARE);
+    else fence.lose(`the projection lease is ${renewal.outcome === 'lost' ? `held by ${renewal.owner ?? 'nobody'}` : 'being handed over'}`);
+  } catch {
+    // Unreachable for now: the hold runs out at its deadline unless a later renewal goes through.
+  }
+}
+
+/** Waits for the owner to hand the lease over (asking at each attempt), or for it to expire; `sentAt`: when the granting call was sent. */
+async function takeLease(lease: ProjectionLease, settings: RebuildSettings, logger: JsonLogger): Promise<{ grant: LeaseGrant; sentAt: number }> {
   const timeoutMs = settings.handoverTimeoutMs ?? 2 * settings.leaseMs + 10_000;
   const started = Date.now();
   for (let attempt = 0; ; attempt += 1) {
+    const sentAt = performance.now();
     const grant = await lease.acquire();
     if (grant) {
       logger.info('projection lease taken for the swap', { term: grant.term });
-      return grant;
+      return { grant, sentAt };
     }
     await lease.requestHandover();
     if (attempt === 0) logger.info('asked the projection owner to hand over its lease', { owner: (await lease.current())?.owner ?? null });

@@ -245,12 +245,12 @@ export class MongoReadStore implements ReadStore {
    */
   async renameCollection(from: string, to: string): Promise<void> {
     if (from === to) return;
-    await this.db.renameCollection(from, to, { dropTarget: true });
+    await this.db.renameCollection(from, to, { dropTarget: true, ...this.bound() });
   }
 
   async dropCollection(name: string): Promise<void> {
     try {
-      await retrying(DEFAULT_RETRY_POLICY, () => this.db.dropCollection(name));
+      await retrying(DEFAULT_RETRY_POLICY, () => this.db.dropCollection(name, this.bound()));
     } catch (error) {
       // Servers before 7.0 refuse to drop what is not there.
       if ((error as { code?: unknown }).code !== NAMESPACE_NOT_FOUND) throw error;
@@ -275,6 +275,11 @@ export class MongoReadStore implements ReadStore {
 
   async close(): Promise<void> {
     await this.client.close();
+  }
+
+  /** With a guard (a fenced view), runs it and bounds the call to its answer; else no bound. */
+  private bound(): { timeoutMS?: number } {
+    return this.guard ? { timeoutMS: Math.max(1, Math.floor(this.guard())) } : {};
   }
 
   /** Collections and views, leaving out MongoDB's own `system.*` collections. */
