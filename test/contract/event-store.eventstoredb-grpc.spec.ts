@@ -9,17 +9,15 @@ import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb
 import { EventStoreDbTestServer } from '../support/eventstoredb/server';
 import { eventStoreContract } from './event-store.contract';
 
-for (const batchAppend of [true, false]) {
-  eventStoreContract(`EventStoreDB adapter over the gRPC test server (${batchAppend ? 'BatchAppend' : 'Append'})`, async () => {
-    const server = await EventStoreDbTestServer.start({ batchAppend });
-    const store = await EventStoreDbEventStore.connect(server.url());
-    return {
-      store,
-      reopen: () => EventStoreDbEventStore.connect(server.url()),
-      cleanup: async () => {
-        await store.close();
-        await server.stop();
-      },
-    };
-  });
-}
+eventStoreContract('EventStoreDB adapter over the gRPC test server', async () => {
+  const server = await EventStoreDbTestServer.start();
+  const store = await EventStoreDbEventStore.connect(server.url());
+  return {
+    store,
+    reopen: () => EventStoreDbEventStore.connect(server.url()),
+    cleanup: async () => {
+      await store.close();
+      await server.stop();
+    },
+  };
+});

@@ -10,6 +10,7 @@ import { AppendReq, AppendResp, BatchAppendReq, BatchAppendResp } from '@eventst
 import type { Status } from '@eventstore/db-client/generated/status_pb';
 import { CommitDecision, Expected, ProposedEvent, sizeOnDisk } from './test-log';
 import {
+  accessDeniedError,
   accessDeniedStatus,
   bytesOf,
   maximumAppendSizeError,
@@ -207,9 +208,10 @@ function batchResult(stream: string, decision: CommitDecision, expected: Expecte
 }
 
 /**
- * Streams.Append, the unary append the client uses when the server does not list BatchAppend (or
- * when the call carries credentials): options first, then one event per request. A wrong
- * expected revision is an answer (AppendResp.WrongExpectedVersion), not an error.
+ * Streams.Append, the unary append: one call per append, options first, then one event per
+ * request (the client uses it when the server does not list BatchAppend, and the adapter always).
+ * A wrong expected revision is an answer (AppendResp.WrongExpectedVersion), not an error; access
+ * denied is RpcExceptions.AccessDenied.
  */
 export function append(host: AppendHost, call: ServerReadableStream<AppendReq, AppendResp>, callback: sendUnaryData<AppendResp>): void {
   let options: AppendReq.Options | undefined;
@@ -226,6 +228,13 @@ export function append(host: AppendHost, call: ServerReadableStream<AppendReq, A
     }
     const stream = streamName(options.getStreamIdentifier());
     const expected = expectedOfAppend(options);
+    // The call's own deadline (grpc-timeout): gRPC ends the call on both sides once it passes.
+    const deadline = call.getDeadline();
+    host.deadlines.push({ stream, deadlineMs: (deadline instanceof Date ? deadline.getTime() : deadline) - Date.now() });
+    if (!host.mayWrite(stream)) {
+      callback(accessDeniedError());
+      return;
+    }
     if (events.reduce((total, event) => total + sizeOnDisk(event), 0) > host.maxAppendSize) {
       callback(maximumAppendSizeError(host.maxAppendSize));
       return;

@@ -152,3 +152,10 @@ export function streamDeletedError(stream: string): ServerErrorResponse {
     metadata,
   });
 }
+
+/** `RpcExceptions.AccessDenied` of the unary Append: PERMISSION_DENIED with `exception: access-denied`. */
+export function accessDeniedError(): ServerErrorResponse {
+  const metadata = new Metadata();
+  metadata.set('exception', 'access-denied');
+  return Object.assign(new Error('Access Denied'), { code: GrpcStatus.PERMISSION_DENIED, details: 'Access Denied', metadata });
+}

@@ -95,4 +95,20 @@ describe('the audit chain on EventStoreDB, where writers meet', () => {
     },
     15_000,
   );
+
+  it("keeps one connection's failure to its own appends: another store's append in flight meanwhile is answered as the server stored it", async () => {
+    const server = await startServer();
+    const [failing, other] = [await instance(server), await instance(server)];
+    let release: () => void = () => undefined;
+    server.before = (stream) => (stream === 'batch-other' ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
+    server.after = async (stream) => {
+      if (stream === 'batch-failing') throw new Error('14 UNAVAILABLE: Connection dropped');
+    };
+    const inFlight = other.append('batch-other', [orgEvent('BatchStarted')], 'no_stream');
+    await pause(50);
+    // The failing store's connection drops after the server stored its append: it reads the log to answer.
+    await failing.append('batch-failing', [{ ...orgEvent('BatchStarted'), metadata: { ...orgEvent('x').metadata, organization: 'globex' } }], 'no_stream');
+    release();
+    expect(await inFlight).toEqual({ nextExpectedRevision: 0, position: (await other.readStream('batch-other'))[0].position });
+  });
 });

@@ -14,7 +14,8 @@ import {
   WrongExpectedVersionError,
   excludeSystemEvents,
 } from '@eventstore/db-client';
-// The client's own debug namespaces (pinned 6.2.1; not part of its public face).
+// The client's own debug namespaces and unary append (pinned 6.2.1; not part of its public face).
+import { append as appendOnItsOwnCall } from '@eventstore/db-client/dist/streams/appendToStream/append';
 import { debug as clientDebug } from '@eventstore/db-client/dist/utils/debug';
 import {
   AllSubscription,
@@ -231,11 +232,21 @@ export class EventStoreDbEventStore implements EventStore {
     if (bytes > this.maxAppendBytes) throw new AppendTooLarge(stream, bytes, this.maxAppendBytes);
   }
 
-  /** One append as the server answers it, in the port's errors. */
+  /**
+   * One append as the server answers it, in the port's errors. Sent on a call of its own (the
+   * client's unary Append), never on the client's shared BatchAppend call: that one keeps one
+   * table of pending appends per process, so a single broken call failed every append in flight
+   * on every connection, and a reply arriving after threw an uncaught TypeError; and its deadline
+   * bounded only the server's receipt. On its own call, a failure is this append's alone, and the
+   * deadline bounds the call on the client too (never the commit: a deadline passed is no proof
+   * that nothing was stored).
+   */
   private async write(stream: string, events: NewEvent[], expected: ExpectedRevision, deadlineMs?: number): Promise<WriteResult> {
     try {
-      const result = await this.client.appendToStream(stream, events.map(toEventData), {
+      const result = await appendOnItsOwnCall.call(this.client, stream, events.map(toEventData), {
         expectedRevision: toEsdbExpected(expected),
+        // Read by BatchAppend only.
+        batchAppendSize: 0,
         ...(deadlineMs === undefined ? {} : { deadline: deadlineMs }),
       });
       // With `throwOnAppendFailure=false` in the connection string, the client answers a refusal instead of raising it,
