@@ -17,10 +17,15 @@ export type LeaseLostListener = (reason: string) => void;
 export class ProjectionFence {
   private heldTerm: number | null = null;
   private deadline = Number.NEGATIVE_INFINITY;
+  /** The same deadline on the wall clock: the monotonic clock stands still while the machine is suspended. */
+  private wallDeadline = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: LeaseLostListener[] = [];
 
-  constructor(private readonly monotonic: () => number = () => performance.now()) {}
+  constructor(
+    private readonly monotonic: () => number = () => performance.now(),
+    private readonly wall: () => number = () => Date.now(),
+  ) {}
 
   /** Called once each time a hold ends other than by release(): lapsed, or refused by the store. */
   onLost(listener: LeaseLostListener): void {
@@ -37,6 +42,9 @@ export class ProjectionFence {
   extend(deadline: number): void {
     if (this.heldTerm === null) return;
     this.deadline = deadline;
+    // A resumed machine's monotonic clock missed the suspension; its wall clock did not: the hold
+    // ends at whichever deadline comes first, so a resumed owner writes nothing on a lapsed lease.
+    this.wallDeadline = this.wall() + (deadline - this.monotonic());
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.expire(), Math.max(0, deadline - this.monotonic()) + 1);
     this.timer.unref();
@@ -57,7 +65,7 @@ export class ProjectionFence {
   /** How long the hold still lasts, in milliseconds; throws ProjectionLeaseLost as check() does. */
   remainingMs(): number {
     this.check();
-    return this.deadline - this.monotonic();
+    return Math.min(this.deadline - this.monotonic(), this.wallDeadline - this.wall());
   }
 
   /** The store refused a write of this term: a newer owner took over. */
@@ -73,12 +81,14 @@ export class ProjectionFence {
   }
 
   private expire(): void {
-    if (this.heldTerm !== null && this.monotonic() > this.deadline) this.lose('the lease was not renewed in time');
+    if (this.heldTerm === null) return;
+    if (this.monotonic() > this.deadline || this.wall() > this.wallDeadline) this.lose('the lease was not renewed in time');
   }
 
   private end(): void {
     this.heldTerm = null;
     this.deadline = Number.NEGATIVE_INFINITY;
+    this.wallDeadline = Number.NEGATIVE_INFINITY;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
