@@ -151,6 +151,8 @@ export interface ChainEnd {
   hashes: Array<string | null>;
   /** Where that last event is, when the record says. */
   at: { stream: string; revision: number } | null;
+  /** The store keeps such records but has none for the organization: nothing chained yet, or the record was deleted. */
+  absent?: boolean;
 }
 
 export const EVENT_STORE = Symbol('EventStore');

@@ -255,7 +255,7 @@ export class ChainedAppends {
    */
   async recordedEnd(organization: string): Promise<ChainEnd | null> {
     const last = await this.io.readLast(chainStreamOf(organization));
-    if (!last) return null;
+    if (!last) return { hashes: [null], at: null, absent: true };
     const tip = tipOf(last);
     if (tip.kind === 'settled') return { hashes: [tip.head.hash], at: null };
     const { claim } = tip;

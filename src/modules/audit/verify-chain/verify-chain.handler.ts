@@ -40,9 +40,25 @@ export class VerifyAuditChainHandler implements IQueryHandler<VerifyAuditChain, 
       if (walk.firstBreak || page.length < PAGE) break;
       after = page[page.length - 1].position;
     }
-    const firstBreak = walk.firstBreak ?? (end && !reachedEnd && !(end.hashes.includes(null) && walk.lastHash === undefined) ? missingEnd(end, last) : null);
+    // A store that keeps the record, with chained events but no record: it was deleted, and with it the check of the end.
+    const recordGone = end?.absent === true && walk.lastHash !== undefined;
+    const firstBreak =
+      walk.firstBreak ??
+      (recordGone ? missingRecord(last) : null) ??
+      (end && !reachedEnd && !(end.hashes.includes(null) && walk.lastHash === undefined) ? missingEnd(end, last) : null);
     return { ok: firstBreak === null, checked: walk.checked, unchained: walk.unchained, firstBreak };
   }
+}
+
+function missingRecord(last: AuditedEvent | undefined): ChainBreak {
+  return {
+    position: last?.position ?? -1,
+    stream: last?.streamName ?? '',
+    revision: last?.revision ?? -1,
+    reason:
+      "The store's record of where its chain ends is missing although the organization's events are chained: it was deleted, " +
+      'so the removal of the newest events can no longer be seen; the chain is checked up to this event only.',
+  };
 }
 
 /**
