@@ -358,9 +358,9 @@ describeWithChromium('the web viewer in a real browser', () => {
         `${before} ${ANALYTICS_SIDES.bye}`,
         `${after} ${ANALYTICS_SIDES.hello}`,
       ]);
-      const fits = await tab.evaluate(() => {
-        const table = document.querySelector('#compare-atk') as any;
-        return table.getBoundingClientRect().right <= document.querySelector('main')!.getBoundingClientRect().right + 1;
+      const fits = await tab.evaluate((): boolean => {
+        const right = (selector: string): number => document.querySelector(selector).getBoundingClientRect().right as number;
+        return right('#compare-atk') <= right('main') + 1;
       });
       expect(fits).toBe(true);
       expect(await tab.locator('#compare-differing tbody tr').count()).toBe(6);

@@ -47,7 +47,8 @@ export class RunCaseHandler implements ICommandHandler<RunCaseCommand> {
       return await this.starter.start({ ...start, context, plan: { suite, cases: [state.latest.definition], variants: chosen.map((v) => v.variant), trials } });
     } catch (error) {
       // The start names variants by their place in its plan, which the caller never saw: by their names instead.
-      if (error instanceof BadRequest) throw new BadRequest(error.message.replace(/variants\[(\d+)\]/g, (whole, index: string) => labels[Number(index)] ?? whole));
+      if (error instanceof BadRequest)
+        throw new BadRequest(error.message.replace(/variants\[(\d+)\]/g, (whole, index: string) => labels[Number(index)] ?? whole));
       throw error;
     }
   }
