@@ -10,6 +10,7 @@ import { lagSuite } from './projection-lag.bench';
 import { orchestrationSuite } from './orchestration.bench';
 import { replaySuite } from './replay.bench';
 import { peersSuite } from './peers.bench';
+import { productionSuite } from './production.bench';
 import { scaleSuite } from './scale.bench';
 import { throughputSuite } from './throughput.bench';
 import type { Suite } from './support/suite';
@@ -28,4 +29,5 @@ export const suites: readonly Suite[] = [
   throughputSuite,
   peersSuite,
   agentsSuite,
+  productionSuite,
 ];

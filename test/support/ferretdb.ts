@@ -13,7 +13,6 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort } from './servers';
 import { tempDir } from './temp-dirs';
 
 export const FERRETDB_VERSION = 'v1.24.2';
@@ -56,7 +55,20 @@ export function ferretDbMissing(): string | null {
 export interface FerretDb {
   /** A connection string for a database of its own: mongodb://127.0.0.1:<port>/<database>. */
   url(database: string): string;
+  /** Its SQLite files' directory (removed when the test file ends). */
+  dir: string;
   stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 function accepting(port: number): Promise<boolean> {
@@ -107,6 +119,7 @@ export async function startFerretDb(): Promise<FerretDb> {
   }
   return {
     url: (database) => `mongodb://127.0.0.1:${port}/${database}`,
+    dir,
     stop: async () => {
       const gone = exited(child);
       child.kill('SIGTERM');
