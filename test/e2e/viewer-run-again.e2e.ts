@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { viewerDirectory } from '#infrastructure/http/viewer-assets';
 import { chromiumDescribe, launchChromium, loggedInPage } from '../support/chromium';
 import { startBody, waitForBatch } from '../support/evals';
-import { ChildServer, CLI, INIT_KEY, startChild, tempDir } from '../support/servers';
+import { ChildServer, CLI, INIT_KEY, startChild, tempDir, TEST_CONSENT_CONFIG } from '../support/servers';
 
 /**
  * "Run a case again" for a case that has run on the server and in local mode: the API leaves the
@@ -51,7 +51,8 @@ describeWithChromium('running a case again', () => {
     fs.writeFileSync(file, SUITE);
     const local = spawnSync(process.execPath, [CLI, 'eval', file, '--url', server.url, '--key', INIT_KEY], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', HOME: tempDir('assay-home-'), ASSAY_CONFIG: '' },
+      // The consent to run unsandboxed where bubblewrap is missing (the local machine's default sandbox is then the process driver).
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir('assay-home-'), ASSAY_CONFIG: TEST_CONSENT_CONFIG },
       timeout: 120000,
     });
     expect([local.status, local.stderr]).toEqual([0, expect.any(String)]);
