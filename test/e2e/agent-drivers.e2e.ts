@@ -49,7 +49,7 @@ const SHELL_TOOL: Partial<Record<AgentName, [string, string]>> = {
   'claude-code': ['Bash', 'command'],
   'gemini-cli': ['run_shell_command', 'command'],
   'qwen-code': ['run_shell_command', 'command'],
-  copilot: ['bash', 'command'],
+  // Not copilot: its shell tool's environment leaves out the COPILOT_ variables, where its gateway URL is.
 };
 
 /** Agents whose JSON output does not list their tool calls (their guide pages say so): no tool-call entries. */
