@@ -122,7 +122,8 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       const lost: string[] = [];
       fenceA.onLost((reason) => lost.push(reason));
       const a = new FencedReadStore(opened.store, fenceA);
-      fenceA.hold(await granted(lease('a')), 1);
+      // Deadlines a minute ahead: the fence also ends at the wall clock's, which a loaded machine must not reach here.
+      fenceA.hold(await granted(lease('a')), 60_000);
       await advance(a, 5);
       expect(await checkpoints.findOne({ _id: checkpoint })).toEqual({ _id: checkpoint, position: 5, term: 1 });
 
@@ -138,7 +139,7 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       expect(await opened.store.collection(`${runner}_documents`).count({})).toBe(0);
 
       const fenceB = new ProjectionFence(() => 0);
-      fenceB.hold(termB, 1);
+      fenceB.hold(termB, 60_000);
       await advance(new FencedReadStore(opened.store, fenceB), 9);
       expect(await checkpoints.findOne({ _id: checkpoint })).toEqual({ _id: checkpoint, position: 9, term: termB });
     });
@@ -150,9 +151,9 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       fence.onLost((reason) => lost.push(reason));
       const store = new FencedReadStore(opened.store, fence);
       const documents = store.collection(`${runner}_documents`);
-      fence.hold(1, 100);
+      fence.hold(1, 60_000);
       await documents.insertOne({ _id: 'in-time' });
-      monotonic = 101;
+      monotonic = 60_001;
       await expect(documents.replaceOne({ _id: 'in-time' }, { _id: 'in-time', late: true })).rejects.toBeInstanceOf(ProjectionLeaseLost);
       await expect(documents.deleteOne({ _id: 'in-time' })).rejects.toBeInstanceOf(ProjectionLeaseLost);
       expect(await opened.store.collection(`${runner}_documents`).find({})).toEqual([{ _id: 'in-time' }]);
