@@ -34,7 +34,7 @@ export { DEFAULT_USER_MODEL } from './providers/provider-config';
 export { MAX_PREPARE_RESULT_CHARS } from './validation/run-prepare';
 export type { ModuleContextData } from './validation/module-protocol';
 export { observeExecution } from './execution-observers';
-export { artifactPath } from './workspace/artifacts';
+export { artifactPath, textOf } from './workspace/artifacts';
 /** Marks a trials root for ext4's allocator (the benchmarks' bare runs get the same). */
 export { spreadTrialDirectories } from './workspace/trial-directory';
 /** How commands start: the server's shared spawn helper, and the parts the benchmarks run bare. */

@@ -7,18 +7,7 @@ import { bubblewrapAbsent } from '../support/bubblewrap';
 import { waitForBatch } from '../support/evals';
 import { localBody } from '../support/runner';
 import { CLI, INIT_KEY, InProcessServer, startInProcess, tempDir, waitUntil } from '../support/servers';
-
-/** The processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  return fs.readdirSync('/proc').flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
-    try {
-      return fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker) ? [Number(name)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+import { processesWith } from '../support/processes';
 
 /** The drivers a local trial can run under here: the process driver always (forced by defaultSandbox), bubblewrap where it works. */
 const drivers = bubblewrapAbsent === null ? (['process', 'bubblewrap'] as const) : (['process'] as const);

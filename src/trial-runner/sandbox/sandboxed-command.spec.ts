@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { OutputCollector } from '../output/captured-output';
 import { findHostTool } from './host-tools';
 import { SpawnHelper } from './process-launcher';
@@ -6,20 +5,9 @@ import { processDriver } from './sandbox-driver';
 import { runCommand } from './sandboxed-command';
 import { DEFAULT_TRIAL_LIMITS } from '../trial-limits';
 import { tempDir } from '../../../test/support/temp-dirs';
+import { processesWith } from '../../../test/support/processes';
 
 const kinds = findHostTool('python3') === null ? (['node'] as const) : (['python', 'node'] as const);
-
-/** The processes whose command line holds `marker` (its own process, never this one). */
-function processesWith(marker: string): number[] {
-  return fs.readdirSync('/proc').flatMap((name) => {
-    if (!/^\d+$/.test(name)) return [];
-    try {
-      return fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(marker) ? [Number(name)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
 
 /**
  * The process driver's command through a spawn helper, which names its pid only once it spawned:

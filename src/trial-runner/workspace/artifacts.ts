@@ -66,7 +66,8 @@ export function artifactPath(dataDir: string, organization: string, sha256: stri
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-function textOf(bytes: Buffer): string | null {
+/** The bytes as text when they are valid UTF-8 without NUL bytes; null for a binary file. */
+export function textOf(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;
   try {
     return strictUtf8.decode(bytes);

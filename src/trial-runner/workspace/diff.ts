@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Redactor } from '../output/captured-output';
 import type { TrialDiff, TrialDiffFile } from '../contract';
 import type { KeptContents, Snapshot } from './snapshot';
+import { textOf } from './artifacts';
 
 /** The patch kept of a trial's change; beyond it the patch is cut (the file list stays whole). */
 export const MAX_PATCH_BYTES = 1024 * 1024;
@@ -45,7 +46,7 @@ export async function workspaceDiff(workspace: string, before: Snapshot, after: 
       if (ignored.has(file.path)) continue;
       const old = file.change === 'added' ? Buffer.alloc(0) : (kept.byPath.get(file.path) ?? null);
       const now = file.change === 'deleted' ? Buffer.alloc(0) : await readFile(path.join(workspace, file.path)).catch(() => null);
-      const binary = [old, now].some((content) => content !== null && !isText(content));
+      const binary = [old, now].some((content) => content !== null && textOf(content) === null);
       const diffable = old !== null && now !== null && !binary && old.length <= DIFFED_FILE_BYTES && now.length <= DIFFED_FILE_BYTES;
       files.push({ ...file, path: redactor.redact(file.path), binary, diffed: diffable });
       if (!diffable) continue;
@@ -79,18 +80,6 @@ function changedRegularFiles(before: Snapshot, after: Snapshot): Array<Omit<Tria
     if (entry.regular && !after.has(relative)) files.push({ path: relative, change: 'deleted', bytesBefore: entry.size, bytesAfter: null });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function isText(content: Buffer): boolean {
-  if (content.includes(0)) return false;
-  try {
-    strictUtf8.decode(content);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function writeInto(root: string, relative: string, content: Buffer): Promise<void> {

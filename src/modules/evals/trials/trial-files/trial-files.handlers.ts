@@ -2,6 +2,7 @@ import { Inject, Optional } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore, RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { NotFound } from '#shared/errors';
+import { textOf } from '#trial-runner';
 import type { TrialArtifact, TrialDiff } from '#trial-runner';
 import { TrialDiffRecorded, trialStream } from '../trial.events';
 import { ARTIFACT_READER, ArtifactReader } from './artifact-reader';
@@ -63,16 +64,5 @@ export class GetTrialArtifactHandler implements IQueryHandler<GetTrialArtifact, 
     if (content === null) throw new NotFound(`Artifact "${path}" is no longer stored (its content was removed or its key destroyed).`);
     const text = textOf(content);
     return { ...artifact, encoding: text === null ? 'base64' : 'utf8', content: text ?? content.toString('base64') };
-  }
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-function textOf(bytes: Buffer): string | null {
-  if (bytes.includes(0)) return null;
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
   }
 }
