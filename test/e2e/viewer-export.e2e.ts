@@ -97,6 +97,11 @@ describeWithChromium('assay export --html', () => {
     expect([refused.status, refused.stderr]).toEqual([2, expect.stringContaining('exists: give another file, or --force')]);
     expect(fs.readFileSync(file, 'utf8')).toBe('mine');
     expect(cli('export', batch.id, '--html', file, '--force').status).toBe(0);
+    const badUrl = spawnSync(process.execPath, [CLI, 'export', batch.id, '--html', path.join(path.dirname(file), 'url.html'), '--url', 'ftp://x'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', ASSAY_API_KEY: INIT_KEY },
+    });
+    expect([badUrl.status, badUrl.stderr]).toEqual([2, expect.stringContaining('must be an http(s) URL')]);
     const unknown = cli('export', 'bat_nothing', '--html', path.join(path.dirname(file), 'other.html'));
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('404');
