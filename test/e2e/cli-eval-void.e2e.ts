@@ -128,11 +128,46 @@ trials: 3
     const missing = await cli.run([file, '--retry-void', 'bat_0000000000000000000000000000']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--retry-void: this organization has no batch bat_0000000000000000000000000000.');
-    for (const files of [[file, file], []]) {
-      const result = await cli.run([...files, '--retry-void', otherId]);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('--retry-void takes one suite file: the one the batch ran.');
-    }
+    const two = await cli.run([file, file, '--retry-void', otherId]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('--retry-void takes one suite file, the one the batch ran, or none');
+    const noFile = await cli.run(['--retry-void', otherId, '--local', '--tag', 'x']);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain('--retry-void without a suite file runs the stored cases on the server as they are: --local, --tag needs the suite file');
+    const noBatch = await cli.run(['--retry-void', 'bat_0000000000000000000000000000']);
+    expect(noBatch.code).toBe(2);
+    expect(noBatch.stderr).toContain('--retry-void: this organization has no batch bat_0000000000000000000000000000.');
+    expect(await batchCount()).toBe(before);
+  });
+
+  it('--retry-void without a suite file runs the void pairs again from the cases as the server stores them', async () => {
+    const file = cli.write('stored.yaml', flakySuite('stored'));
+    await setFlaky('no');
+    const first = await cli.run([file]);
+    const [originalId] = batchIdsIn(first.stdout);
+    expect(first.stdout).toContain(`Void trials (9), by reason:\n  9 × ${CANNOT_RUN} (stored-a, stored-c)\n`);
+    fs.rmSync(file);
+
+    await setFlaky('ok');
+    const json = path.join(dir, 'stored-retry.json');
+    const retry = await cli.run(['--retry-void', originalId, '--fail-on', 'strict', '--json', json]);
+    expect(retry.stderr).toBe('');
+    expect(retry.code).toBe(0);
+    expect(retry.stdout.split('\n')[0]).toBe(`stored: running the 9 void trials of batch ${originalId} again, in 2 batches`);
+    const ids = batchIdsIn(retry.stdout).filter((id) => id !== originalId);
+    const batches = await Promise.all(ids.map(getBatch));
+    const pairs = batches.map((batch) => batch.runs.map((run: any) => `${run.case.id} on ${run.variant.model} × ${run.trials.length}`).sort());
+    expect(pairs).toEqual([['stored-a on y × 3'], ['stored-c on x × 3', 'stored-c on y × 3']]);
+    expect(retry.stdout).toMatch(/command\/x\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).toMatch(/command\/y\s+9\s+9\s+0\s+0\s+100%/);
+    expect(retry.stdout).not.toContain('Void trials');
+    expect(JSON.parse(fs.readFileSync(json, 'utf8'))).toMatchObject({ name: 'stored', suite: 'stored', retryOf: originalId });
+
+    // Nothing void in a retried batch: nothing runs again.
+    const before = await batchCount();
+    const clean = await cli.run(['--retry-void', ids[0]]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout.split('\n')[0]).toBe(`stored: batch ${ids[0]} has no void trial to run again`);
     expect(await batchCount()).toBe(before);
   });
 
@@ -142,6 +177,14 @@ trials: 3
     expect(first.code).toBe(0);
     const [originalId] = batchIdsIn(first.stdout);
     expect((await getBatch(originalId)).local).toBe(true);
+    // Without the file its pairs cannot run again: the server does not run a local variant.
+    const before = await batchCount();
+    const withoutFile = await cli.run(['--retry-void', originalId, '--fail-on', 'never']);
+    expect(withoutFile.code).toBe(0);
+    expect(withoutFile.stdout).toContain(
+      'not run again: local-flaky-a on command/y (it ran on a machine of its own (local mode): give its suite file to run it again there)',
+    );
+    expect(await batchCount()).toBe(before);
     const retry = await cli.run([file, '--local', '--retry-void', originalId, '--fail-on', 'strict'], { FLAKY: 'ok' });
     expect(retry.code).toBe(0);
     const ids = batchIdsIn(retry.stdout).filter((id) => id !== originalId);

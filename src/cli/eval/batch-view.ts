@@ -25,12 +25,16 @@ export interface TrialView {
 export interface RunView {
   id: string;
   case: { id: string; name: string };
+  suite?: { id: string; name: string };
   variant: { id: string; harness: string; model: string; profile: { name?: string } | null; sandbox: string | null; userModel: string | null };
   status: 'running' | 'finished' | 'failed';
   failure: string | null;
   distribution: { trials: number; passed: number; failed: number; voided: number; scored: number; commandMedian: number | null };
   costs: CostRecordView;
   trials: TrialView[];
+  definitionHash?: string;
+  /** Whether the run was made on the user's machine (local mode). */
+  local?: boolean;
   /** Set by the CLI on a run whose void trials `--retry-void` ran again: the run that did. */
   retriedIn?: string;
 }

@@ -8,7 +8,7 @@ import { PreparedSuite, prepareSuite } from './prepare-suite';
 import { writeReports, SuiteReport } from './reports';
 import { Output, RunChoices, runSuite } from './run-suite';
 import { StartRefused } from './start-batch';
-import { suiteRun } from './suite-run';
+import { storedRetryRun, suiteRun } from './suite-run';
 import { InvalidSuiteFile } from './suite-file';
 
 export interface EvalFlags {
@@ -83,7 +83,10 @@ export function registerEvalCommand(program: Command): void {
         .default(30 * 60_000, '30m')
         .argParser(waitDuration),
     )
-    .option('--retry-void <batch>', "run again the void trials of this batch (of FILE's suite), and merge the result with its other trials")
+    .option(
+      '--retry-void <batch>',
+      "run again the void trials of this batch and merge the result with its other trials: from FILE's definitions, or without FILE from the cases as the server stores them",
+    )
     .option('--no-move', 'refuse to start when a case belongs to another suite (instead of moving it to this one)')
     .configureOutput({ outputError: () => undefined })
     .exitOverride((error: CommanderError) => {
@@ -91,7 +94,10 @@ export function registerEvalCommand(program: Command): void {
       throw new EvalUsage(error.message.replace(/^error: /, ''));
     })
     .action(async (files: string[], flags: EvalFlags) => {
-      if (flags.retryVoid !== undefined && files.length !== 1) throw new EvalUsage('--retry-void takes one suite file: the one the batch ran.');
+      if (flags.retryVoid !== undefined && files.length > 1) {
+        throw new EvalUsage('--retry-void takes one suite file, the one the batch ran, or none (the cases as the server stores them run again).');
+      }
+      if (flags.retryVoid !== undefined && files.length === 0) process.exit(await retryStored(flags.retryVoid, flags));
       if (files.length === 0) throw new EvalUsage('give one or more suite files (FILE...): YAML or JSON bodies of evals.batches.start.');
       process.exit(await evaluate(files, flags));
     });
@@ -121,19 +127,25 @@ function prepareAll(files: string[], flags: EvalFlags, out: Output): PreparedSui
   return invalid ? null : prepared;
 }
 
-async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
-  const out: Output = {
+const NO_KEY = 'No API key: pass --key or set ASSAY_API_KEY (a key with evals:write and evals:read; see "assay keys create").';
+
+function stdOutput(): Output {
+  return {
     line: (text) => process.stdout.write(`${text}\n`),
     error: (text) => process.stderr.write(`${text}\n`),
     stream: process.stdout,
   };
+}
+
+async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
+  const out = stdOutput();
   const prepared = prepareAll(files, flags, out);
   if (!prepared) {
     out.error('Nothing was sent: fix the file and run again.');
     return flush(EXIT.usage);
   }
   if (!flags.key) {
-    out.error('No API key: pass --key or set ASSAY_API_KEY (a key with evals:write and evals:read; see "assay keys create").');
+    out.error(NO_KEY);
     return flush(EXIT.usage);
   }
   const beat = beatInterval(process.env);
@@ -153,6 +165,45 @@ async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
   const checked = await orRefusal(() => checkCaseOwners(api, prepared, flags.move, out), out);
   if (typeof checked === 'number') return flush(checked);
   return flush(await runAll(prepared, api, flags, out, interrupt.signal, beat.ms));
+}
+
+/** Under these flags the suite file is needed: they choose among its cases, or run it here. */
+const FILE_FLAGS: Array<[keyof EvalFlags, string]> = [
+  ['local', '--local'],
+  ['trials', '--trials'],
+  ['filter', '--filter'],
+];
+
+/** `--retry-void BATCH` without a file: the batch's void trials run again from the cases the server stores. */
+async function retryStored(batchId: string, flags: EvalFlags): Promise<number> {
+  const out = stdOutput();
+  const needsFile = [...FILE_FLAGS.filter(([flag]) => flags[flag] !== undefined).map(([, name]) => name), ...(flags.tag.length > 0 ? ['--tag'] : [])];
+  if (needsFile.length > 0) {
+    out.error(`--retry-void without a suite file runs the stored cases on the server as they are: ${needsFile.join(', ')} needs the suite file the batch ran.`);
+    return flush(EXIT.usage);
+  }
+  if (!flags.key) {
+    out.error(NO_KEY);
+    return flush(EXIT.usage);
+  }
+  const api = new AssayApi(flags.url, flags.key);
+  const interrupt = new AbortController();
+  setMaxListeners(0, interrupt.signal);
+  process.on('SIGINT', () => {
+    if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+    interrupt.abort();
+  });
+  const planned = await orRefusal(() => storedRetryRun(api, batchId), out);
+  if (typeof planned === 'number') return flush(planned);
+  const choices: RunChoices = {
+    failOn: flags.failOn,
+    bars: flags.progress && process.stdout.isTTY,
+    concurrency: flags.concurrency,
+    waitTimeoutMs: flags.waitTimeout,
+  };
+  const outcome = await runSuite(planned.plan, api, choices, out, interrupt.signal);
+  writeReports(flags, [planned.report(outcome)], 1);
+  return flush(outcome.exit);
 }
 
 async function runAll(prepared: PreparedSuite[], api: AssayApi, flags: EvalFlags, out: Output, signal: AbortSignal, beatIntervalMs?: number): Promise<number> {

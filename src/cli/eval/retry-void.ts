@@ -25,15 +25,9 @@ const voidTrials = (run: RunView) => run.trials.filter((trial) => trial.status =
  * and count go in one batch (split by case when it is over a batch's size).
  */
 export async function planRetry(api: AssayApi, batchId: string, suite: PreparedSuite): Promise<RetryPlan> {
-  const answer = await api.call('evals.batches.get', { id: batchId });
-  if (answer.status === 404) throw new StartRefused(EXIT.usage, `--retry-void: this organization has no batch ${batchId}.`);
-  if (answer.status !== 200) throw new StartRefused(EXIT.usage, `--retry-void: ${new ApiRefusal('evals.batches.get', answer.status, answer.body).message}`);
-  const original = answer.body as BatchView;
-  if (original.status === 'running') {
-    throw new StartRefused(EXIT.usage, `--retry-void: batch ${batchId} is still running; run its void trials again once it ended.`);
-  }
+  const original = await endedBatch(api, batchId);
   // A run names the suite its batch ran (docs/api.md, "Run").
-  const ranSuite = (original.runs[0] as { suite?: { id: string } } | undefined)?.suite?.id;
+  const ranSuite = suiteOf(original)?.id;
   if (ranSuite !== undefined && ranSuite !== suite.suiteId) {
     throw new StartRefused(
       EXIT.usage,
@@ -68,6 +62,72 @@ export async function planRetry(api: AssayApi, batchId: string, suite: PreparedS
     splitByCase({ ...suite.body, cases: group.cases, variants: group.variants.map((index) => variants[index]), trials: group.trials }).map((part) => part.body),
   );
   return { original, parts, notRetried };
+}
+
+/** The batch as evals.batches.get answers it, once it ended: a running batch's void trials are not all known yet. */
+async function endedBatch(api: AssayApi, batchId: string): Promise<BatchView> {
+  const answer = await api.call('evals.batches.get', { id: batchId });
+  if (answer.status === 404) throw new StartRefused(EXIT.usage, `--retry-void: this organization has no batch ${batchId}.`);
+  if (answer.status !== 200) throw new StartRefused(EXIT.usage, `--retry-void: ${new ApiRefusal('evals.batches.get', answer.status, answer.body).message}`);
+  const original = answer.body as BatchView;
+  if (original.status === 'running') {
+    throw new StartRefused(EXIT.usage, `--retry-void: batch ${batchId} is still running; run its void trials again once it ended.`);
+  }
+  return original;
+}
+
+/** The suite a batch ran, as its runs name it. */
+export const suiteOf = (batch: BatchView): { id: string; name: string } | undefined => batch.runs[0]?.suite;
+
+/** A run of stored cases again (`evals.cases.run`), and the body the progress view counts its runs by. */
+export interface StoredCaseRun {
+  request: { id: string; trials: number; variants: string[] };
+  body: Json;
+}
+
+/** Without the suite file: the void trials run again as the server keeps their cases, and what could not be. */
+export interface StoredRetryPlan {
+  original: BatchView;
+  parts: StoredCaseRun[];
+  notRetried: Array<{ run: RunView; why: string }>;
+  /** Cases whose newest version is not the one the batch ran: the retry runs the newest. */
+  changed: string[];
+}
+
+/**
+ * `--retry-void BATCH` without a suite file: each case with void trials runs again from its
+ * stored newest version (`evals.cases.run`), on the variants that lost trials, as many trials as
+ * each lost (variants that lost as many share a batch). A run made on the user's machine (local)
+ * cannot: its variant is not the server's to run, and its file is needed.
+ */
+export async function planStoredRetry(api: AssayApi, batchId: string): Promise<StoredRetryPlan> {
+  const original = await endedBatch(api, batchId);
+  const parts: StoredCaseRun[] = [];
+  const notRetried: StoredRetryPlan['notRetried'] = [];
+  const changed: string[] = [];
+  for (const [caseId, runs] of voidRunsByCase(original)) {
+    const here = runs.filter((run) => run.local || original.local);
+    for (const run of here) notRetried.push({ run, why: 'it ran on a machine of its own (local mode): give its suite file to run it again there' });
+    const onServer = runs.filter((run) => !here.includes(run));
+    if (onServer.length === 0) continue;
+    const stored = await api.call('evals.cases.get', { id: caseId });
+    if (stored.status !== 200) {
+      for (const run of onServer) notRetried.push({ run, why: `the server has no such case now (evals.cases.get answered ${stored.status})` });
+      continue;
+    }
+    // evals.cases.get lists a case's versions newest first.
+    const newest = (stored.body as { versions?: Array<{ definitionHash: string }> }).versions?.[0]?.definitionHash;
+    if (newest !== undefined && onServer.some((run) => run.definitionHash !== undefined && run.definitionHash !== newest)) changed.push(caseId);
+    const byCount = new Map<number, RunView[]>();
+    for (const run of onServer) byCount.set(voidTrials(run), [...(byCount.get(voidTrials(run)) ?? []), run]);
+    for (const [trials, group] of byCount) {
+      parts.push({
+        request: { id: caseId, trials, variants: group.map((run) => run.variant.id) },
+        body: { cases: [{ id: caseId }], variants: group.map((run) => run.variant), trials },
+      });
+    }
+  }
+  return { original, parts, notRetried, changed };
 }
 
 function voidRunsByCase(batch: BatchView): Map<string, RunView[]> {

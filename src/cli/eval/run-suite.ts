@@ -42,6 +42,8 @@ export interface SuiteRun {
   problemAt(part: number, at: Array<string | number>, message: string): string;
   /** Under --retry-void: the batch whose void trials these run again, and the merge of both. */
   retry?: { batchId: string; original: BatchView; merge: (batches: BatchView[]) => BatchView };
+  /** How a part starts, when not as a body of evals.batches.start (stored cases run again). */
+  start?: (part: number, context: StartContext) => Promise<StartedBatch>;
 }
 
 export interface SuiteOutcome {
@@ -76,7 +78,7 @@ export async function runSuite(run: SuiteRun, api: AssayApi, choices: RunChoices
     const context = startContext(run, part, api, choices, screen, signal);
     const label = run.parts.length > 1 ? ` ${part + 1}/${run.parts.length}` : '';
     try {
-      const started = await startWhenSlotFree(() => startBatch(run.parts[part], context), {
+      const started = await startWhenSlotFree(() => (run.start ? run.start(part, context) : startBatch(run.parts[part], context)), {
         timeoutMs: choices.waitTimeoutMs,
         signal,
         bell,

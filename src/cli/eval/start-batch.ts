@@ -54,6 +54,18 @@ async function startOnServer(body: Json, context: StartContext): Promise<Started
   throw refusal(context, new ApiRefusal('evals.batches.start', answer.status, answer.body));
 }
 
+/** Runs a stored case again (evals.cases.run), refused as a start is. */
+export async function runStoredCase(request: Json, context: StartContext): Promise<StartedBatch> {
+  try {
+    const answer = await context.api.call('evals.cases.run', request, triggerHeaders(process.env));
+    if (answer.status === 200) return { batchId: (answer.body as { id: string }).id, done: null };
+    throw refusal(context, new ApiRefusal('evals.cases.run', answer.status, answer.body));
+  } catch (error) {
+    if (error instanceof ServerUnreachable) throw new StartRefused(EXIT.usage, error.message);
+    throw error;
+  }
+}
+
 async function startHere(body: Json, context: StartContext): Promise<StartedBatch> {
   const { values, missing } = localEnvironment(context.env, process.env);
   if (missing.length > 0) {

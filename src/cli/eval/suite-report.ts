@@ -17,9 +17,9 @@ export function plannedLine(name: string, parts: Json[]): string {
 }
 
 /** `--retry-void`: how many trials run again, in how many batches. */
-export function retryLine(name: string, batchId: string, parts: Json[]): string {
+export function retryLine(name: string, batchId: string, parts: Json[], source = ' of this suite file'): string {
   const trials = parts.reduce((total, part) => total + (part.cases as unknown[]).length * (part.variants as unknown[]).length * (part.trials as number), 0);
-  if (parts.length === 0) return `${name}: batch ${batchId} has no void trial of this suite file to run again`;
+  if (parts.length === 0) return `${name}: batch ${batchId} has no void trial${source} to run again`;
   return `${name}: running the ${trials} void trials of batch ${batchId} again, in ${batchCount(parts.length)}`;
 }
 

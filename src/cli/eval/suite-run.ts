@@ -2,8 +2,9 @@ import { variantLabel } from '#shared/variant-label';
 import type { AssayApi } from './api-client';
 import type { PreparedSuite } from './prepare-suite';
 import type { SuiteReport } from './reports';
-import { mergeRetry, planRetry } from './retry-void';
+import { mergeRetry, planRetry, planStoredRetry, suiteOf } from './retry-void';
 import type { SuiteOutcome, SuiteRun } from './run-suite';
+import { runStoredCase } from './start-batch';
 import { plannedLine, retryLine } from './suite-report';
 
 type Json = Record<string, unknown>;
@@ -64,6 +65,36 @@ export async function suiteRun(suite: PreparedSuite, api: AssayApi, retryVoid: s
   return {
     plan,
     report: (outcome) => ({ name: suite.name, suiteId: suite.suiteId, batches: outcome.batches, view: outcome.view, retryOf: retryVoid, several: true }),
+  };
+}
+
+/**
+ * `--retry-void BATCH` without a suite file: the void pairs run again from the cases as the server
+ * stores them (their newest versions), each case through evals.cases.run.
+ */
+export async function storedRetryRun(api: AssayApi, batchId: string): Promise<PlannedSuite> {
+  const retry = await planStoredRetry(api, batchId);
+  const suite = suiteOf(retry.original);
+  const name = suite?.name ?? batchId;
+  const parts = retry.parts.map((part) => part.body);
+  const intro = [retryLine(name, batchId, parts, '')];
+  for (const caseId of retry.changed) intro.push(`  ${caseId} changed since batch ${batchId}: its newest version runs`);
+  for (const { run, why } of retry.notRetried) intro.push(`  not run again: ${run.case.id} on ${variantLabel(run.variant)} (${why})`);
+  const plan: SuiteRun = {
+    name,
+    shownAs: `batch ${batchId}`,
+    local: false,
+    env: [],
+    k: Math.max(...retry.original.runs.map((run) => run.trials.length), 1),
+    parts,
+    intro,
+    problemAt: (_part, at, message) => `${at.join('.')}: ${message}`,
+    retry: { batchId, merge: (batches) => mergeRetry(retry.original, batches), original: retry.original },
+    start: (part, context) => runStoredCase(retry.parts[part].request, context),
+  };
+  return {
+    plan,
+    report: (outcome) => ({ name, suiteId: suite?.id ?? '', batches: outcome.batches, view: outcome.view, retryOf: batchId, several: true }),
   };
 }
 
