@@ -166,6 +166,7 @@ export class SandboxTrialRunner implements TrialRunner {
     if (plan.agent !== null && agent !== null && gateway !== null) setUpAgent(session, plan, plan.agent, agent.dir, gateway);
     session.openSandbox();
     const verdict = providerVerdict(await this.execute(session, plan, conversation.user), gateway);
+    await session.settleDiff();
     // A refused key of the harness's own connector marks that connector invalid, as a refused template harness's does.
     if (gateway?.keyRefused === true && harnessConnectorKey(spec) !== null) session.authFailed = true;
     const measured = session.outcome(verdict, plan.version, this.settings.clock.now().getTime() - startedAt);

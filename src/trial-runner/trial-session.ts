@@ -117,6 +117,8 @@ export class TrialSession {
   filesChanged: string[] = [];
   artifacts: TrialArtifact[] = [];
   diff: TrialDiff | null = null;
+  /** The patch being made while verify runs (recordChanges); `diff` once settleDiff has waited for it. */
+  diffMaking: Promise<TrialDiff | null> | null = null;
   exitCode: number | null = null;
   usage: TrialUsage | null = null;
   /** The harness driver detected that its credentials were refused. */
@@ -283,6 +285,13 @@ export class TrialSession {
       const { request, response, truncated } = gateway.bodies[index];
       return { request: this.redactor.redact(request), response: this.redactor.redact(response), truncated };
     });
+  }
+
+  /** Waits for the patch made while verify ran. */
+  async settleDiff(): Promise<void> {
+    if (this.diffMaking === null) return;
+    this.diff = await this.diffMaking;
+    this.diffMaking = null;
   }
 
   outcome(verdict: Verdict, harnessVersion: string | null, totalMs: number): TrialOutcome {

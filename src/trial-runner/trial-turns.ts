@@ -148,10 +148,13 @@ function capped(text: string, capBytes: number): { text: string; truncated: bool
 export async function recordChanges(session: TrialSession, before: Snapshot, kept: KeptContents): Promise<void> {
   const { workspace } = session.directory;
   const after = await snapshotWorkspace(workspace, before, SERVICE_FILES);
-  session.diff = await workspaceDiff(workspace, before, after, kept, session.redactor).catch((error: unknown) => {
+  const notMade = (error: unknown) => {
     session.settings.logger?.warn('the trial diff was not made', { trialId: session.spec.trialId, reason: String(error) });
     return null;
-  });
+  };
+  // Its copies made, the patch is made while verify runs; the outcome waits for it (settleDiff).
+  const pending = await workspaceDiff(workspace, before, after, kept, session.redactor).catch(notMade);
+  session.diffMaking = pending === null ? null : pending.diff.catch(notMade);
   // A file named after a secret must not carry it into the events.
   session.filesChanged = changedPaths(before, after).map((relative) => session.redactor.redact(relative));
   const { dataDir, artifactSealer } = session.settings;

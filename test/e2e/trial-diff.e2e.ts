@@ -25,7 +25,8 @@ describe('evals.trials.diff and evals.trials.artifact', () => {
         {
           id: 'edit-things',
           variables: { word: 'hello' },
-          verify: 'true',
+          // Verify changes the workspace while the patch is made: the diff is the agent's change, not verify's.
+          verify: "sleep 0.2; printf 'by verify\\n' > notes.txt; echo made > verify-made.txt",
           source: {
             kind: 'files',
             files: {
@@ -74,6 +75,8 @@ describe('evals.trials.diff and evals.trials.artifact', () => {
     expect(patch).toContain('+key=[redacted]');
     expect(patch).not.toContain(SECRET);
     expect(patch).not.toContain('__pycache__');
+    expect(patch).not.toContain('by verify');
+    expect(patch).not.toContain('verify-made.txt');
   });
 
   it('opens a text artifact as the trial kept it, and a binary one in base64', async () => {

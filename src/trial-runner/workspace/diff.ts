@@ -19,52 +19,84 @@ export function keptContents(): KeptContents {
   return { fileBytes: KEPT_FILE_BYTES, budgetBytes: KEPT_TOTAL_BYTES, byPath: new Map() };
 }
 
+/** A diff whose reads of the workspace are done: the patch is made from the service's own copies. */
+export interface PendingDiff {
+  diff: Promise<TrialDiff | null>;
+}
+
 /**
  * The agent's change to the workspace as a unified diff: text files added, modified or removed
  * (their content before from what the first snapshot kept), binary files named with their sizes,
  * paths the workspace's `.gitignore` files ignore left out. Redacted like output. Made with
  * `git diff --no-index` over two folders the service writes itself (regular files only, the
  * user's and the system's git configuration ignored); null when git cannot run.
+ *
+ * Answers once everything it needs of the workspace is read and copied: the patch is made from
+ * the copies, so that verify may change the workspace while git runs (the trial waits for both).
  */
-export async function workspaceDiff(workspace: string, before: Snapshot, after: Snapshot, kept: KeptContents, redactor: Redactor): Promise<TrialDiff | null> {
+export async function workspaceDiff(workspace: string, before: Snapshot, after: Snapshot, kept: KeptContents, redactor: Redactor): Promise<PendingDiff> {
   const changed = changedRegularFiles(before, after);
-  if (changed.length === 0) return { files: [], patch: '', truncated: false };
+  if (changed.length === 0) return { diff: Promise.resolve({ files: [], patch: '', truncated: false }) };
   const scratch = await mkdtemp(path.join(tmpdir(), 'assay-diff-'));
+  const removeScratch = () => rm(scratch, { recursive: true, force: true });
+  let files: TrialDiffFile[] | null;
   try {
-    // git is asked only when the workspace has .gitignore files.
-    const hasIgnores = [...after.keys()].some((relative) => relative === '.gitignore' || relative.endsWith('/.gitignore'));
-    const ignored = hasIgnores
-      ? await ignoredPaths(
-          scratch,
-          workspace,
-          changed.map((file) => file.path),
-        )
-      : new Set<string>();
-    if (ignored === null) return null;
-    const files: TrialDiffFile[] = [];
-    for (const file of changed) {
-      if (ignored.has(file.path)) continue;
-      const old = file.change === 'added' ? Buffer.alloc(0) : (kept.byPath.get(file.path) ?? null);
-      const now = file.change === 'deleted' ? Buffer.alloc(0) : await readFile(path.join(workspace, file.path)).catch(() => null);
-      const binary = [old, now].some((content) => content !== null && textOf(content) === null);
-      const diffable = old !== null && now !== null && !binary && old.length <= DIFFED_FILE_BYTES && now.length <= DIFFED_FILE_BYTES;
-      files.push({ ...file, path: redactor.redact(file.path), binary, diffed: diffable });
-      if (!diffable) continue;
-      if (file.change !== 'added') await writeInto(path.join(scratch, 'a'), file.path, Buffer.from(redactor.redact(old.toString('utf8'))));
-      if (file.change !== 'deleted') await writeInto(path.join(scratch, 'b'), file.path, Buffer.from(redactor.redact(now.toString('utf8'))));
-    }
-    const patch = files.some((file) => file.diffed) ? await gitDiff(scratch) : '';
-    if (patch === null) return null;
-    const bytes = Buffer.byteLength(patch);
-    const truncated = bytes > MAX_PATCH_BYTES;
-    return {
-      files,
-      patch: truncated ? `${Buffer.from(patch).subarray(0, MAX_PATCH_BYTES).toString('utf8')}\n[… ${bytes - MAX_PATCH_BYTES} bytes cut …]\n` : patch,
-      truncated,
-    };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+    files = await copyChanges(scratch, workspace, after, changed, kept, redactor);
+  } catch (error) {
+    await removeScratch();
+    throw error;
   }
+  if (files === null) {
+    await removeScratch();
+    return { diff: Promise.resolve(null) };
+  }
+  return { diff: patchOf(scratch, files).finally(removeScratch) };
+}
+
+/** The changed files as the diff lists them, their text copied into `scratch/a` and `scratch/b`; null when git cannot run. */
+async function copyChanges(
+  scratch: string,
+  workspace: string,
+  after: Snapshot,
+  changed: Array<Omit<TrialDiffFile, 'binary' | 'diffed'>>,
+  kept: KeptContents,
+  redactor: Redactor,
+): Promise<TrialDiffFile[] | null> {
+  // git is asked only when the workspace has .gitignore files.
+  const hasIgnores = [...after.keys()].some((relative) => relative === '.gitignore' || relative.endsWith('/.gitignore'));
+  const ignored = hasIgnores
+    ? await ignoredPaths(
+        scratch,
+        workspace,
+        changed.map((file) => file.path),
+      )
+    : new Set<string>();
+  if (ignored === null) return null;
+  const files: TrialDiffFile[] = [];
+  for (const file of changed) {
+    if (ignored.has(file.path)) continue;
+    const old = file.change === 'added' ? Buffer.alloc(0) : (kept.byPath.get(file.path) ?? null);
+    const now = file.change === 'deleted' ? Buffer.alloc(0) : await readFile(path.join(workspace, file.path)).catch(() => null);
+    const binary = [old, now].some((content) => content !== null && textOf(content) === null);
+    const diffable = old !== null && now !== null && !binary && old.length <= DIFFED_FILE_BYTES && now.length <= DIFFED_FILE_BYTES;
+    files.push({ ...file, path: redactor.redact(file.path), binary, diffed: diffable });
+    if (!diffable) continue;
+    if (file.change !== 'added') await writeInto(path.join(scratch, 'a'), file.path, Buffer.from(redactor.redact(old.toString('utf8'))));
+    if (file.change !== 'deleted') await writeInto(path.join(scratch, 'b'), file.path, Buffer.from(redactor.redact(now.toString('utf8'))));
+  }
+  return files;
+}
+
+async function patchOf(scratch: string, files: TrialDiffFile[]): Promise<TrialDiff | null> {
+  const patch = files.some((file) => file.diffed) ? await gitDiff(scratch) : '';
+  if (patch === null) return null;
+  const bytes = Buffer.byteLength(patch);
+  const truncated = bytes > MAX_PATCH_BYTES;
+  return {
+    files,
+    patch: truncated ? `${Buffer.from(patch).subarray(0, MAX_PATCH_BYTES).toString('utf8')}\n[… ${bytes - MAX_PATCH_BYTES} bytes cut …]\n` : patch,
+    truncated,
+  };
 }
 
 function changedRegularFiles(before: Snapshot, after: Snapshot): Array<Omit<TrialDiffFile, 'binary' | 'diffed'>> {
