@@ -154,17 +154,25 @@ async function evaluate(files: string[], flags: EvalFlags): Promise<number> {
     return flush(EXIT.usage);
   }
   const api = new AssayApi(flags.url, flags.key);
+  const interrupt = onInterrupt();
+  const checked = await orRefusal(() => checkCaseOwners(api, prepared, flags.move, out), out);
+  if (typeof checked === 'number') return flush(checked);
+  return flush(await runAll(prepared, api, flags, out, interrupt.signal, beat.ms));
+}
+
+/**
+ * Aborted by the first Ctrl-C, which stops following (and cancels a local batch cleanly); a
+ * second one leaves at once.
+ */
+function onInterrupt(): AbortController {
   const interrupt = new AbortController();
-  // Each batch followed, each local runner and each wait for a slot listens for Ctrl-C: a long suite has many.
+  // Each batch followed, each local runner and each wait for a slot listens for it: a long suite has many.
   setMaxListeners(0, interrupt.signal);
-  // The first Ctrl-C stops following (and cancels a local batch cleanly); a second one leaves at once.
   process.on('SIGINT', () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
     interrupt.abort();
   });
-  const checked = await orRefusal(() => checkCaseOwners(api, prepared, flags.move, out), out);
-  if (typeof checked === 'number') return flush(checked);
-  return flush(await runAll(prepared, api, flags, out, interrupt.signal, beat.ms));
+  return interrupt;
 }
 
 /** Under these flags the suite file is needed: they choose among its cases, or run it here. */
@@ -187,12 +195,7 @@ async function retryStored(batchId: string, flags: EvalFlags): Promise<number> {
     return flush(EXIT.usage);
   }
   const api = new AssayApi(flags.url, flags.key);
-  const interrupt = new AbortController();
-  setMaxListeners(0, interrupt.signal);
-  process.on('SIGINT', () => {
-    if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
-    interrupt.abort();
-  });
+  const interrupt = onInterrupt();
   const planned = await orRefusal(() => storedRetryRun(api, batchId), out);
   if (typeof planned === 'number') return flush(planned);
   const choices: RunChoices = {
