@@ -2,12 +2,13 @@ import { accessSync, constants, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * The programs that start a sandbox or its commands (and chattr, which marks the trials root),
+ * The programs that start a sandbox or its commands (and chattr, which marks the trials root, and
+ * git, which diffs the service's copies of a trial's changed files),
  * found by absolute path in the server's own PATH (read when asked), never the trial's: the
  * environment a trial's command gets must not decide which bwrap, prlimit, setpriv or spawn
  * helper's python3 runs, as root, before the trial drops to its user.
  */
-export type HostTool = 'bwrap' | 'prlimit' | 'setpriv' | 'python3' | 'chattr';
+export type HostTool = 'bwrap' | 'prlimit' | 'setpriv' | 'python3' | 'chattr' | 'git';
 
 /** Found once per tool and server PATH: every step of every trial asks. */
 const found = new Map<string, string | null>();

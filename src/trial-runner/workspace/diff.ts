@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -6,6 +5,8 @@ import type { Redactor } from '../output/captured-output';
 import type { TrialDiff, TrialDiffFile } from '../contract';
 import type { KeptContents, Snapshot } from './snapshot';
 import { textOf } from './artifacts';
+import { findHostTool } from '../sandbox/host-tools';
+import { sharedSpawnHelper } from '../sandbox/process-launcher';
 
 /** The patch kept of a trial's change; beyond it the patch is cut (the file list stays whole). */
 export const MAX_PATCH_BYTES = 1024 * 1024;
@@ -120,16 +121,33 @@ async function writeInto(root: string, relative: string, content: Buffer): Promi
   await writeFile(file, content);
 }
 
-/** git with no configuration of the user's or the system's, and no attributes: nothing of the host's decides how it diffs. */
+/** The most of git's output read; a patch of the kept contents is far smaller. */
+const MAX_GIT_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * git with no configuration of the user's or the system's, and no attributes: nothing of the
+ * host's decides how it diffs. Started by the spawn helper, as the trial's commands are: a
+ * process forked from the server itself would hold its event loop for milliseconds.
+ */
 function git(args: string[], options: { cwd: string; input?: string }): Promise<{ code: number; stdout: string } | null> {
+  const file = findHostTool('git');
+  if (file === null) return Promise.resolve(null);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C.UTF-8' };
   const base = ['-c', 'safe.directory=*', '-c', 'core.attributesFile=/dev/null', '-c', 'core.quotePath=false', '-c', 'diff.noprefix=false'];
   return new Promise((resolve) => {
-    const child = execFile('git', [...base, ...args], { cwd: options.cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1;
-      resolve(code < 0 ? null : { code, stdout });
+    const child = sharedSpawnHelper.launch({ file, args: [...base, ...args], cwd: options.cwd, env, stdin: options.input ?? null, fd3: false });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let code: number | null = null;
+    child.on('data', (fd: number, chunk: Buffer) => {
+      if (fd !== 1 || bytes > MAX_GIT_OUTPUT_BYTES) return;
+      bytes += chunk.length;
+      chunks.push(Buffer.from(chunk));
+      if (bytes > MAX_GIT_OUTPUT_BYTES) child.destroyPipes();
     });
-    if (options.input !== undefined) child.stdin?.end(options.input);
+    child.once('exit', (exitCode: number | null) => (code = exitCode));
+    child.once('spawnError', () => resolve(null));
+    child.once('close', () => resolve(code === null || bytes > MAX_GIT_OUTPUT_BYTES ? null : { code, stdout: Buffer.concat(chunks).toString('utf8') }));
   });
 }
 
