@@ -5,7 +5,8 @@
  * the chain is one line in `$all` order however the writers of one organization race, crash or
  * lose their connection, and `audit.verify` and the export check it as they do on SQLite.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { NewEvent, WrongExpectedVersion } from '../event-store.port';
@@ -53,7 +54,7 @@ async function instance(server: EventStoreDbTestServer, chainLeaseMs = 30_000, o
 }
 
 function verify(store: EventStoreDbEventStore, organization: string) {
-  return new VerifyAuditChainHandler(store).execute(new VerifyAuditChain(organization));
+  return new VerifyAuditChainHandler(store, new KeyRing(store, randomBytes(32))).execute(new VerifyAuditChain(organization));
 }
 
 async function chainStreamTypes(store: EventStoreDbEventStore, organization: string): Promise<string[]> {
