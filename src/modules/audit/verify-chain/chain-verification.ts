@@ -22,7 +22,7 @@ export interface ChainWalk {
 export const CHAIN_WALK_START: ChainWalk = { lastHash: undefined, checked: 0, unchained: 0, keyed: false, firstBreak: null };
 
 /** The chain keys a walk checks links with, by id (those this service holds). */
-export type ChainKeys = ReadonlyMap<string, ChainKey>;
+export type ChainKeys = ReadonlyMap<string, ChainKey | undefined>;
 
 /**
  * One step of `audit.verify`: the organization's events in position order, each checked against

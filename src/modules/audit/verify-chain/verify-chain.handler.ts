@@ -33,7 +33,7 @@ export class VerifyAuditChainHandler implements IQueryHandler<VerifyAuditChain, 
 
   async execute({ organization }: VerifyAuditChain): Promise<ChainReport> {
     const end = (await this.eventStore.chainEnd?.(organization)) ?? null;
-    const keys = new Map<string, ChainKey>();
+    const keys = new Map<string, ChainKey | undefined>();
     let walk = CHAIN_WALK_START;
     let reachedEnd = false;
     let last: AuditedEvent | undefined;
@@ -56,15 +56,19 @@ export class VerifyAuditChainHandler implements IQueryHandler<VerifyAuditChain, 
     return { ok: firstBreak === null, checked: walk.checked, unchained: walk.unchained, firstBreak };
   }
 
-  /** Adds the keys the page's links name that are not known yet (one read of the organization's kept keys, after a rotation). */
-  private async resolveKeys(organization: string, page: AuditedEvent[], keys: Map<string, ChainKey>): Promise<void> {
-    const missing = new Set<string>();
+  /**
+   * Looks up the keys the page's links name that were not asked for yet (after a rotation, one read
+   * of the organization's kept keys); one this service does not hold is remembered as undefined.
+   */
+  private async resolveKeys(organization: string, page: AuditedEvent[], keys: Map<string, ChainKey | undefined>): Promise<void> {
+    const unasked = new Set<string>();
     for (const event of page) {
       const keyId = event.chain && chainKeyIdOf(event.chain.hash);
-      if (keyId && !keys.has(keyId)) missing.add(keyId);
+      if (keyId && !keys.has(keyId)) unasked.add(keyId);
     }
-    if (missing.size === 0) return;
-    for (const [keyId, key] of await this.keyRing.chainKeys(organization, missing)) keys.set(keyId, key);
+    if (unasked.size === 0) return;
+    const found = await this.keyRing.chainKeys(organization, unasked);
+    for (const keyId of unasked) keys.set(keyId, found.get(keyId));
   }
 }
 
