@@ -103,13 +103,15 @@ describe('the keyed audit chain on EventStoreDB', () => {
   });
 
   it("reports the newest append's events removed once its claim is older than the lease, which a live writer would have settled", async () => {
-    const { server, store } = await keyedInstance(200);
+    // Long enough that a loaded machine still sends the events within a third of it.
+    const leaseMs = 1_500;
+    const { server, store } = await keyedInstance(leaseMs);
     await store.append('prompt-acme.p', [orgEvent('PromptVersionCreated'), orgEvent('PromptChannelPromoted')], 'no_stream');
     await store.append('batch-acme', [orgEvent('BatchStarted')], 'no_stream');
     const remaining = (await store.readStream('prompt-acme.p'))[1];
     server.remove('batch-acme');
     // Past the lease: the writer has landed its events or voided its claim by then, or stopped.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, leaseMs + 200));
     const report = await verify(store);
     expect(report).toEqual({
       ok: false,
