@@ -9,6 +9,8 @@ import type { EventStore } from '#infrastructure/event-store/event-store.port';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 import { DEFAULT_RESUME_POLICY } from '#infrastructure/event-store/eventstoredb/resuming-subscription';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
+import { deriveChainKey } from '#infrastructure/secrets/chain-key';
+import { masterKeyForEventLog } from '#infrastructure/secrets/master-key';
 import type { JsonLogger } from '#infrastructure/logging/json-logger';
 import { createHash } from 'node:crypto';
 import type { Projection } from '#infrastructure/processing/projection';
@@ -67,8 +69,11 @@ export async function openBlobStore(config: AssayConfig): Promise<BlobStore> {
 }
 
 async function openEventLog(config: AssayConfig, logger?: JsonLogger): Promise<EventStore> {
+  // The organizations' audit chains are keyed by the master key's chain key (chain-key.ts).
+  const chainKey = deriveChainKey(masterKeyForEventLog(config));
   if (config.eventStoreUrl) {
     return EventStoreDbEventStore.connect(config.eventStoreUrl, {
+      chainKey,
       maxAppendBytes: config.eventStoreMaxAppendBytes,
       chainLeaseMs: config.eventStoreChainLeaseMs,
       resume: { ...DEFAULT_RESUME_POLICY, onDrop: (reason, after) => logger?.warn('event store subscription dropped', { reason, resumeAfter: after ?? null }) },
@@ -76,7 +81,7 @@ async function openEventLog(config: AssayConfig, logger?: JsonLogger): Promise<E
   }
   // The data directory holds the event log, artifacts and the generated master key: owner only.
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  return new SqliteEventStore(path.join(config.dataDir, EVENT_LOG_FILE));
+  return new SqliteEventStore(path.join(config.dataDir, EVENT_LOG_FILE), { chainKey });
 }
 
 export async function openReadStore(config: AssayConfig): Promise<ReadStore> {

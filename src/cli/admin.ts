@@ -97,6 +97,7 @@ export async function rotateMaster(force: boolean): Promise<void> {
     process.stdout.write(
       `Re-wrapped ${report.rewrapped} data keys (${report.alreadyDone} already done) of ${report.organizations} organizations: ${report.from} -> ${report.to}.\n`,
     );
+    process.stdout.write(`Kept ${report.chainKeysKept} audit chain keys under the new master key, so earlier audit links still verify.\n`);
     process.stdout.write(
       report.keySource === 'file'
         ? 'The key file now holds the new master key.\n'

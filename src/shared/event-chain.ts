@@ -1,14 +1,17 @@
+import { createHmac } from 'node:crypto';
 import { canonicalJson, sha256Hex } from './hash';
 
 /**
  * The tamper-evident chain of an organization's events. Each stored event records the hash of
- * the organization's previous event and its own hash:
+ * the organization's previous event and its own hash, keyed:
  *
- *   hash = sha256_hex(canonical JSON of {id, type, stream, revision, data, metadata, createdAt, prevHash})
+ *   hash = <chain key id> "." hmac_sha256_hex(chain key, canonical JSON of {id, type, stream, revision, data, metadata, createdAt, prevHash})
  *
  * canonical JSON = JSON with object keys sorted at every depth (hash.ts); `prevHash` is null for
  * the first event of the chain. Changing any of those fields of a stored event, or removing or
- * inserting an event before the organization's last one, breaks the chain where it happened.
+ * inserting an event before the organization's last one, breaks the chain where it happened; and
+ * without the key nobody can write a link that holds. Links stored before the chain was keyed are
+ * a bare sha256_hex of the same text (64 hex digits, no key id).
  */
 export interface ChainLink {
   prevHash: string | null;
@@ -26,9 +29,36 @@ export interface ChainedFields {
   createdAt: string;
 }
 
-export function eventHash(event: ChainedFields, prevHash: string | null): string {
+/** A key the chain's links are computed under; its id is public and names it in each link. */
+export interface ChainKey {
+  id: string;
+  key: Buffer;
+}
+
+const KEYED_HASH = /^(ck_[0-9a-f]{16})\.[0-9a-f]{64}$/;
+
+function chainedText(event: ChainedFields, prevHash: string | null): string {
   const { id, type, streamName, revision, data, metadata, createdAt } = event;
-  return sha256Hex(canonicalJson({ id, type, stream: streamName, revision, data, metadata, createdAt, prevHash }));
+  return canonicalJson({ id, type, stream: streamName, revision, data, metadata, createdAt, prevHash });
+}
+
+/** The unkeyed link of logs written before the chain was keyed (and of stores opened without a key). */
+export function eventHash(event: ChainedFields, prevHash: string | null): string {
+  return sha256Hex(chainedText(event, prevHash));
+}
+
+export function keyedEventHash(chainKey: ChainKey, event: ChainedFields, prevHash: string | null): string {
+  return `${chainKey.id}.${createHmac('sha256', chainKey.key).update(chainedText(event, prevHash)).digest('hex')}`;
+}
+
+/** The link a store writes: keyed when it holds a chain key. */
+export function linkHash(chainKey: ChainKey | null, event: ChainedFields, prevHash: string | null): string {
+  return chainKey ? keyedEventHash(chainKey, event, prevHash) : eventHash(event, prevHash);
+}
+
+/** The id of the key a hash was computed under, or null for an unkeyed (sha256) hash. */
+export function chainKeyIdOf(hash: string): string | null {
+  return KEYED_HASH.exec(hash)?.[1] ?? null;
 }
 
 /**

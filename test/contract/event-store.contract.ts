@@ -466,6 +466,17 @@ function organizationReadSpecs(subject: Subject): void {
       expect(await subject.store.readOrganization({ organization, maxCount: 100, to: '2000-01-01T00:00:00.000Z' })).toEqual([]);
     });
 
+    it('records where its chain ends apart from its events: the last chained event, and none before the first', async () => {
+      const organization = `org_${randomUUID().replace(/-/g, '')}`;
+      const ours = (): NewEvent => ({ ...newEvent(), metadata: { ...newEvent().metadata, organization } });
+      expect(await subject.store.chainEnd?.(organization)).toEqual({ hashes: [null], at: null, absent: true });
+      const stream = uniqueStream('chain_end');
+      await subject.store.append(stream, [ours(), ours()], 'no_stream');
+      await subject.store.append(uniqueStream('elsewhere'), [newEvent()], 'no_stream');
+      const [, last] = await subject.store.readOrganization({ organization, maxCount: 10 });
+      expect(await subject.store.chainEnd?.(organization)).toEqual({ hashes: [last.chain?.hash], at: { stream, revision: 1 } });
+    });
+
     it('links each of its events to the one before it in log order, even when appended concurrently to several streams', async () => {
       const organization = `org_${randomUUID().replace(/-/g, '')}`;
       const ours = (): NewEvent => ({ ...newEvent(), metadata: { ...newEvent().metadata, organization } });

@@ -5,12 +5,14 @@
  * service is reported at that event. The organization and its key are new for each run, so the
  * suite runs against a server that holds earlier runs' events.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { ExportChainCheck } from '../../src/cli/audit/export-chain-check';
 import type { Answer, ApiClient } from '../support/http-client';
 import { EventStoreDbTestServer } from '../support/eventstoredb/server';
-import { InProcessServer, startInProcess } from '../support/servers';
+import { InProcessServer, keyFor, startInProcess } from '../support/servers';
+import { deriveChainKey } from '#infrastructure/secrets/chain-key';
+import { eventHash } from '#shared/event-chain';
 
 const servers: Array<[string, () => Promise<{ url: string; stop(): Promise<void> }>]> = [
   [
@@ -26,6 +28,7 @@ if (realUrl) servers.push(['EVENTSTORE_URL', async () => ({ url: realUrl, stop: 
 else
   process.stderr.write('EventStoreDB audit tests on a real server skipped: EVENTSTORE_URL is not set (see test/contract/event-store.eventstoredb.spec.ts).\n');
 const SECRET = `sk-esdb-audit-${randomBytes(8).toString('hex')}`;
+const MASTER_KEY = Buffer.alloc(32, 7);
 
 async function listAll(api: ApiClient): Promise<any[]> {
   const events: any[] = [];
@@ -53,7 +56,7 @@ describe.each(servers)('the audit chain on EventStoreDB: %s', (_name, start) => 
       EVENTSTORE_URL: url,
       ASSAY_INIT_ORG: organization,
       ASSAY_INIT_API_KEY: `assay_esdb_audit_${randomBytes(16).toString('hex')}`,
-      ASSAY_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ASSAY_MASTER_KEY: MASTER_KEY.toString('base64'),
     });
     api = server.client;
     expect((await api.call('prompts.versions.create', { id: 'support/triage', content: 'Triage {{word}}' })).status).toBe(200);
@@ -76,7 +79,8 @@ describe.each(servers)('the audit chain on EventStoreDB: %s', (_name, start) => 
   it('checks every event of a real history, in audit.verify and in the export', async () => {
     const events = await listAll(api);
     expect(events.length).toBeGreaterThanOrEqual(4);
-    expect(events.every((event) => /^[0-9a-f]{64}$/.test(event.chain?.hash))).toBe(true);
+    const chainKey = deriveChainKey(MASTER_KEY);
+    expect(events.every((event) => event.chain?.hash.startsWith(`${chainKey.id}.`))).toBe(true);
     expect(events[0].chain.prevHash).toBeNull();
     expect((await api.call('audit.verify', {})).body).toEqual({ ok: true, checked: events.length, unchained: 0, firstBreak: null });
 
@@ -88,6 +92,37 @@ describe.each(servers)('the audit chain on EventStoreDB: %s', (_name, start) => 
     for (const line of lines) expect(check.add(line)).toBeNull();
     expect(check.finish()).toEqual({ break: null, events: events.length });
     expect(exported.text).not.toContain(SECRET);
+    // The chain key is in no answer, in any spelling.
+    const answers = [JSON.stringify(events), exported.text, JSON.stringify((await api.call('audit.verify', {})).body)].join('\n');
+    for (const spelling of [chainKey.key.toString('hex'), chainKey.key.toString('base64'), chainKey.key.toString('base64url')])
+      expect(answers).not.toContain(spelling);
+  });
+
+  it("reports an event written to the server around the service with a valid-looking sha256 link, which only the chain key tells from the service's", async () => {
+    const globex = `globex_${randomBytes(6).toString('hex')}`;
+    const other = await keyFor(server, globex, ['prompts:write', 'audit:read']);
+    expect((await other.call('prompts.versions.create', { id: 'globex/p', content: 'text' })).status).toBe(200);
+    const before = await listAll(other);
+    const last = before[before.length - 1];
+    const recordedAt = new Date().toISOString();
+    const forged = { id: randomUUID(), type: 'PromptChannelPromoted', data: { channel: 'production', toVersion: 1 }, metadata: last.metadata };
+    const prevHash: string = last.chain.hash;
+    const hash = eventHash({ ...forged, streamName: last.stream, revision: last.revision + 1, createdAt: recordedAt }, prevHash);
+    const client = EventStoreDBClient.connectionString(url);
+    try {
+      const metadata = { ...forged.metadata, assayChain: { prevHash, hash, recordedAt } };
+      await client.appendToStream(last.stream, jsonEvent({ id: forged.id, type: forged.type, data: forged.data, metadata }));
+    } finally {
+      await client.dispose();
+    }
+    const stored = (await listAll(other)).at(-1);
+    expect(stored).toMatchObject({ id: forged.id, chain: { prevHash, hash } });
+    expect((await other.call('audit.verify', {})).body).toEqual({
+      ok: false,
+      checked: before.length,
+      unchained: 0,
+      firstBreak: { position: stored.position, stream: last.stream, revision: last.revision + 1, reason: expect.stringContaining('carries no key') },
+    });
   });
 
   it('reports an event written to the server around the service, at that event', async () => {

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { EVENT_LOG_FILE } from '../../src/runtime';
+import { deriveChainKey } from '#infrastructure/secrets/chain-key';
+import { masterKeyPath, readMasterKeyFile } from '#infrastructure/secrets/master-key';
 import { sha256Hex, canonicalJson } from '#shared/hash';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { startBody, waitForBatch } from '../support/evals';
@@ -83,7 +85,7 @@ describeWithBubblewrap('the audit over a real history', () => {
       category: 'prompt',
       revision: 1,
       data: expect.objectContaining({ channel: 'production', toVersion: 1 }),
-      chain: { prevHash: expect.stringMatching(/^[0-9a-f]{64}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      chain: { prevHash: expect.stringMatching(/^ck_[0-9a-f]{16}\.[0-9a-f]{64}$/), hash: expect.stringMatching(/^ck_[0-9a-f]{16}\.[0-9a-f]{64}$/) },
     });
     expect(typeof promoted.actor).toBe('string');
     expect(typeof promoted.correlationId).toBe('string');
@@ -253,5 +255,30 @@ describeWithBubblewrap('the audit over a real history', () => {
     });
     expect(answer.body.checked).toBeLessThan((await listAll(api, {})).length);
     expect((await other.call('audit.verify', {})).body.ok).toBe(true);
+  });
+
+  it('keeps the chain key out of the log file, and reports the newest rows deleted from it with SQL', async () => {
+    const masterKey = readMasterKeyFile(masterKeyPath(server.dataDir)) as Buffer;
+    const logFiles = [EVENT_LOG_FILE, `${EVENT_LOG_FILE}-wal`].map((name) => path.join(server.dataDir, name)).filter((file) => fs.existsSync(file));
+    const atRest = Buffer.concat(logFiles.map((file) => fs.readFileSync(file)));
+    for (const key of [deriveChainKey(masterKey).key, masterKey]) {
+      for (const spelling of [key, key.toString('hex'), key.toString('base64'), key.toString('base64url')]) expect(atRest.includes(spelling)).toBe(false);
+    }
+
+    expect((await other.call('prompts.versions.create', { id: 'globex/only', content: 'globex text, again' })).status).toBe(200);
+    const before = await listAll(other, {});
+    const log = new Database(path.join(server.dataDir, EVENT_LOG_FILE));
+    try {
+      log.prepare("DELETE FROM events WHERE position = (SELECT max(position) FROM events WHERE organization = 'globex')").run();
+    } finally {
+      log.close();
+    }
+    const kept = before[before.length - 2];
+    expect((await other.call('audit.verify', {})).body).toEqual({
+      ok: false,
+      checked: before.length - 1,
+      unchained: 0,
+      firstBreak: { position: kept.position, stream: kept.stream, revision: kept.revision, reason: expect.stringContaining('newest events are missing') },
+    });
   });
 });

@@ -80,6 +80,7 @@ describe('assay keys rotate-master', () => {
     expect(fs.statSync(masterKeyPath(dataDir)).mode & 0o777).toBe(0o600);
     expect(fs.existsSync(`${masterKeyPath(dataDir)}.next`)).toBe(false);
     expect(result.output).not.toContain(newKey.toString('base64'));
+    expect(result.output).toContain('Kept 1 audit chain keys');
 
     expect(await eventsOf(dataDir, `connector-acme.${connectionId}`)).toEqual(connectorBefore);
     expect(await eventsOf(dataDir, 'environment-acme')).toEqual(environmentBefore);
@@ -102,6 +103,13 @@ describe('assay keys rotate-master', () => {
         credentials: { harnessConnectionId: connectionId },
       });
       expect(env.env).toEqual({ TOKEN, AFTER: 'after-rotation', ASSAY_HARNESS_API_KEY: API_KEY });
+      // The audit chain spans both master keys' chain keys, and every link of it verifies.
+      const verified = await server.client.call('audit.verify', {});
+      expect(verified.body).toMatchObject({ ok: true, unchained: 0, firstBreak: null });
+      const listed = await server.client.call('audit.events.list', { limit: 1000 });
+      const keyIds = new Set(listed.body.events.map((event: { chain: { hash: string } }) => event.chain.hash.split('.')[0]));
+      expect(keyIds.size).toBe(2);
+      expect(verified.body.checked).toBe(listed.body.events.length);
     } finally {
       await server.close();
     }

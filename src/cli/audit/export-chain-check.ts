@@ -1,4 +1,4 @@
-import { eventHash, EXPORT_CHAIN_START, nextExportHash } from '#shared/event-chain';
+import { chainKeyIdOf, eventHash, EXPORT_CHAIN_START, nextExportHash } from '#shared/event-chain';
 
 /** Where an export file stopped being what its trailer vouches for. */
 export interface ExportBreak {
@@ -82,9 +82,14 @@ interface ExportedEvent {
   chain?: { prevHash?: unknown; hash?: unknown } | null;
 }
 
-/** Each event line carries its link in the organization's chain: recomputing it pins the line that changed. */
+/**
+ * Each event line carries its link in the organization's chain: recomputing it pins the line that
+ * changed. A keyed link needs the chain key, which a file checked offline has not: the file's own
+ * chain still covers that line.
+ */
 function matchesOwnHash(event: ExportedEvent): boolean {
   if (event.chain === null || event.chain === undefined) return true;
+  if (typeof event.chain.hash === 'string' && chainKeyIdOf(event.chain.hash) !== null) return true;
   const { id, type, stream, revision, data, metadata, time } = event;
   if (typeof id !== 'string' || typeof type !== 'string' || typeof stream !== 'string' || typeof revision !== 'number' || typeof time !== 'string')
     return false;

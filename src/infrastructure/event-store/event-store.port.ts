@@ -135,8 +135,8 @@ export interface EventStore {
   subscriptionFault?(): string | null;
   /**
    * Where an organization's chain ends by the store's own record kept apart from the events
-   * (EventStoreDB's chain stream), or null without one. Stores whose chain is only in the events
-   * (SQLite: a row holds its link) leave it out.
+   * (EventStoreDB's chain stream, SQLite's head table), or null without one. Stores whose chain
+   * is only in the events leave it out.
    */
   chainEnd?(organization: string): Promise<ChainEnd | null>;
   close(): Promise<void>;
@@ -153,6 +153,11 @@ export interface ChainEnd {
   at: { stream: string; revision: number } | null;
   /** The store keeps such records but has none for the organization: nothing chained yet, or the record was deleted. */
   absent?: boolean;
+  /**
+   * The record is a claim whose events are not in the log although they were due long ago: removed,
+   * or never sent by a writer that stopped (EventStoreDB cannot tell the two apart).
+   */
+  claimOnly?: boolean;
 }
 
 export const EVENT_STORE = Symbol('EventStore');

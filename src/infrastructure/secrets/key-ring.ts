@@ -4,6 +4,8 @@ import { foldEvents } from '#shared/decider';
 import type { EventMetadata, EventStore } from '../event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
 import { KEY_BYTES, openBytes, openStreamed, sealBytes, SecretUnreadable, startSealing, StreamSealing } from './aes-gcm';
+import type { ChainKey } from '#shared/event-chain';
+import { chainKeysFor } from './chain-key';
 import { bindingText, dataKeyBindingText, SecretBinding } from './bindings';
 import { dataKeyDecider, DataKeyEvent, DataKeyState, dataKeyStream } from './data-key.decider';
 import { configuredMasterKey, masterKeyId } from './master-key';
@@ -69,6 +71,11 @@ export class KeyRing {
     if (dataKey.keyId !== match[1])
       throw new SecretUnreadable(`The file was sealed under data key ${match[1]}, which is not the data key of "${binding.organization}".`);
     return openStreamed(dataKey.key, sealed.subarray(SEALED_FILE_HEADER_BYTES), bindingText(binding));
+  }
+
+  /** The audit chain keys an organization's links name, as far as this ring's master key holds them (chain-key.ts). */
+  chainKeys(organization: string, keyIds: Iterable<string>): Promise<Map<string, ChainKey>> {
+    return chainKeysFor(this.eventStore, this.masterKey, organization, keyIds);
   }
 
   private dataKeyOf(organization: string, create: boolean): Promise<DataKey> {

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import type { AssayConfig } from '../../config';
 import { foldEvents } from '#shared/decider';
-import type { EventStore } from '../event-store/event-store.port';
+import { EventStore, isLiveness } from '../event-store/event-store.port';
 import { executeOnStream, toDomainEvent } from '../event-store/stream-command';
 import { openBytes, sealBytes } from './aes-gcm';
+import { keepChainKeys } from './chain-key';
 import { dataKeyBindingText } from './bindings';
 import { DATA_KEY_CREATED, dataKeyDecider, DataKeyEvent, dataKeyStream } from './data-key.decider';
 import { adoptLegacyKeyFile, generateMasterKey, masterKeyId, masterKeyPath, parseMasterKey, readMasterKeyFile, writeMasterKeyFile } from './master-key';
@@ -15,13 +16,16 @@ export interface RotationReport {
   rewrapped: number;
   /** Already wrapped by the new key: a rotation that stopped half-way and was run again. */
   alreadyDone: number;
+  /** Chain keys kept for organizations (the outgoing one, and earlier ones wrapped again), so their audit chains stay checkable. */
+  chainKeysKept: number;
   /** Where the new key is: the key file (embedded default) or the operator's environment. */
   keySource: 'file' | 'environment';
 }
 
 /**
  * `assay keys rotate-master`: every organization's data key is unwrapped with the current
- * master key and wrapped again with the new one (DataKeyRewrapped). Sealed values are not
+ * master key and wrapped again with the new one (DataKeyRewrapped), and the audit chain key of
+ * the current master key is kept, wrapped under the new one (chain-key.ts). Sealed values are not
  * touched. With the key file, the new key is written beside it first (`master.key.next`) and
  * replaces it only once every data key is re-wrapped, so an interrupted rotation can be rerun.
  */
@@ -57,7 +61,9 @@ export async function rewrapDataKeys(eventStore: EventStore, from: Buffer, to: B
   const fromId = masterKeyId(from);
   const toId = masterKeyId(to);
   if (fromId === toId) throw new Error('The new master key is the one already in use.');
-  const organizations = await organizationsWithDataKeys(eventStore);
+  const { organizations, chained } = await organizationsInLog(eventStore);
+  let chainKeysKept = 0;
+  for (const organization of chained) chainKeysKept += await keepChainKeys(eventStore, organization, from, to, now);
   let rewrapped = 0;
   let alreadyDone = 0;
   for (const organization of organizations) {
@@ -77,20 +83,25 @@ export async function rewrapDataKeys(eventStore: EventStore, from: Buffer, to: B
     await executeOnStream(eventStore, stream, dataKeyDecider, command, metadata);
     rewrapped += 1;
   }
-  return { from: fromId, to: toId, organizations: organizations.length, rewrapped, alreadyDone };
+  return { from: fromId, to: toId, organizations: organizations.length, rewrapped, alreadyDone, chainKeysKept };
 }
 
-/** Every organization that has a data key, from the log (an operator's command, not a hot path). */
-async function organizationsWithDataKeys(eventStore: EventStore): Promise<string[]> {
+/**
+ * Every organization that has a data key, and every one whose events are chained, from the log
+ * (an operator's command, not a hot path).
+ */
+async function organizationsInLog(eventStore: EventStore): Promise<{ organizations: string[]; chained: string[] }> {
   const organizations = new Set<string>();
+  const chained = new Set<string>();
   let after: number | undefined;
   for (;;) {
     const page = await eventStore.readAll({ after, maxCount: 1000 });
     if (page.length === 0) break;
     for (const event of page) {
       if (event.type === DATA_KEY_CREATED) organizations.add((event.data as { organization: string }).organization);
+      if (typeof event.metadata.organization === 'string' && !isLiveness(event.metadata)) chained.add(event.metadata.organization);
     }
     after = page[page.length - 1].position;
   }
-  return [...organizations].sort();
+  return { organizations: [...organizations].sort(), chained: [...chained].sort() };
 }

@@ -136,6 +136,24 @@ function warnIfReadableByOthers(file: string, logger: JsonLogger): void {
   if ((mode & 0o077) !== 0) logger.warn('the master key file is readable by others; run chmod 600 on it', { file, mode: mode.toString(8) });
 }
 
+/**
+ * The master key the event log's chain key comes from: configured, else the key file, created as
+ * the server's first start would create it when a command opens the log before any server did.
+ */
+export function masterKeyForEventLog(config: Pick<AssayConfig, 'masterKey' | 'dataDir'>): Buffer {
+  if (config.masterKey) return config.masterKey;
+  adoptLegacyKeyFile(config.dataDir);
+  const file = masterKeyPath(config.dataDir);
+  if (!fs.existsSync(file)) {
+    try {
+      writeMasterKeyFile(file, generateMasterKey());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return readWrittenMasterKeyFile(file);
+}
+
 /** The master key a process that did not start the server uses: configured, else the key file. */
 export function configuredMasterKey(config: Pick<AssayConfig, 'masterKey' | 'dataDir'>): Buffer {
   if (!config.masterKey) adoptLegacyKeyFile(config.dataDir);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { ChainKey } from '#shared/event-chain';
 import { AppendResult, AppendTooLarge, AuditedEvent, ChainEnd, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
 import { ChainClaim, chainStreamOf, claimEvent, EMPTY_HEAD, linkAppend, organizationsOf, SettledHead, tipOf, voidEvent } from './organization-chain';
 import { AppendRefused, LeaderLost } from './append-errors';
@@ -32,6 +33,8 @@ export interface ChainTiming {
   leaseMs: number;
   /** A monotonic clock in milliseconds (tests give their own). */
   monotonicMs?: () => number;
+  /** The key the links are computed under; without one (tests, tools) they are unkeyed sha256. */
+  chainKey?: ChainKey;
 }
 
 /** Well below a trial lease (the configuration keeps it under a quarter of one). */
@@ -116,7 +119,7 @@ export class ChainedAppends {
       const earlier = await this.io.earlierAppend(stream, events);
       if (earlier) return earlier;
     }
-    const { stored, claims } = linkAppend(stream, events, base + 1, new Date().toISOString(), heads);
+    const { stored, claims } = linkAppend(stream, events, base + 1, new Date().toISOString(), heads, this.timing.chainKey ?? null);
     this.io.checkSize(stream, stored);
     const claimedAt = this.now();
     const held = await this.claim(claims, heads);
@@ -249,9 +252,10 @@ export class ChainedAppends {
   /**
    * Where the chain stream says the organization's chain ends, read without settling anything
    * (for audit.verify, which writes nothing): the head a void put back, a claim whose events
-   * landed, or, for a claim not settled yet, the head it found or its own hash. A claim whose
-   * events are gone reads as one not settled: the events of the newest append can be removed
-   * unseen, as a writer that died after its claim cannot be told from it.
+   * landed, or, for a claim not settled yet, the head it found or its own hash. A claim made
+   * longer than the lease ago whose events are not there is the end (`claimOnly`): a live writer
+   * has landed or voided its claim by then, so its events were removed, or its writer stopped
+   * between claim and append (which the next append of the organization settles).
    */
   async recordedEnd(organization: string): Promise<ChainEnd | null> {
     const last = await this.io.readLast(chainStreamOf(organization));
@@ -259,7 +263,11 @@ export class ChainedAppends {
     const tip = tipOf(last);
     if (tip.kind === 'settled') return { hashes: [tip.head.hash], at: null };
     const { claim } = tip;
-    if ((await this.outcomeOf(claim)) === 'landed') return { hashes: [claim.hash], at: { stream: claim.stream, revision: claim.revision } };
+    const at = { stream: claim.stream, revision: claim.revision };
+    const outcome = await this.outcomeOf(claim);
+    if (outcome === 'landed') return { hashes: [claim.hash], at };
+    // Wall clocks, the claim's writer's and this one's: the lease is seconds, far above their drift.
+    if (outcome === 'pending' && Date.now() - Date.parse(claim.recordedAt) > this.timing.leaseMs) return { hashes: [claim.hash], at, claimOnly: true };
     return { hashes: [claim.prevHash, claim.hash], at: null };
   }
 

@@ -3,7 +3,8 @@
  * events (two sagas reacting to one event), and a writer whose claim stalls. Over the gRPC test
  * server (test/support/eventstoredb/server.ts), whose hooks hold a commit to set up the race.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { NewEvent } from '../event-store.port';
 import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
@@ -40,7 +41,7 @@ function orgEvent(type: string): NewEvent {
   };
 }
 
-const verify = (store: EventStoreDbEventStore) => new VerifyAuditChainHandler(store).execute(new VerifyAuditChain('acme'));
+const verify = (store: EventStoreDbEventStore) => new VerifyAuditChainHandler(store, new KeyRing(store, randomBytes(32))).execute(new VerifyAuditChain('acme'));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the audit chain on EventStoreDB, where writers meet', () => {

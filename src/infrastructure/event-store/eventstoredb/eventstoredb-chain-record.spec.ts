@@ -2,7 +2,8 @@
  * The store's own record of where an organization's chain ends (`auditchain-{org}` on
  * EventStoreDB): deleting it must not make the chain's end unchecked.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { NewEvent } from '../event-store.port';
 import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
@@ -20,7 +21,7 @@ it("reports a chained organization whose chain stream was deleted: its chain's e
   try {
     await store.append('prompt-acme.p', [orgEvent('PromptVersionCreated'), orgEvent('PromptChannelPromoted')], 'no_stream');
     await store.append('batch-acme', [orgEvent('BatchStarted'), orgEvent('BatchFinished')], 'no_stream');
-    const verify = () => new VerifyAuditChainHandler(store).execute(new VerifyAuditChain('acme'));
+    const verify = () => new VerifyAuditChainHandler(store, new KeyRing(store, randomBytes(32))).execute(new VerifyAuditChain('acme'));
     expect(await verify()).toEqual({ ok: true, checked: 4, unchained: 0, firstBreak: null });
     // Deleting the record and the newest events together would otherwise go unseen.
     server.remove('auditchain-acme');

@@ -5,7 +5,8 @@
  * the chain is one line in `$all` order however the writers of one organization race, crash or
  * lose their connection, and `audit.verify` and the export check it as they do on SQLite.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { NewEvent, WrongExpectedVersion } from '../event-store.port';
@@ -53,7 +54,7 @@ async function instance(server: EventStoreDbTestServer, chainLeaseMs = 30_000, o
 }
 
 function verify(store: EventStoreDbEventStore, organization: string) {
-  return new VerifyAuditChainHandler(store).execute(new VerifyAuditChain(organization));
+  return new VerifyAuditChainHandler(store, new KeyRing(store, randomBytes(32))).execute(new VerifyAuditChain(organization));
 }
 
 async function chainStreamTypes(store: EventStoreDbEventStore, organization: string): Promise<string[]> {
@@ -180,8 +181,8 @@ describe('the audit chain on EventStoreDB', () => {
     server.before = (stream) => (stream === 'batch-died' ? never() : Promise.resolve());
     void dying.append('batch-died', [orgEvent('acme', 'BatchStarted')], 'no_stream').catch(() => undefined);
     while ((await chainStreamTypes(next, 'acme')).length < 2) await new Promise((resolve) => setImmediate(resolve));
-    // A claim whose events have not landed: the chain may end before it, and verify says so.
-    expect(await verify(next, 'acme')).toEqual({ ok: true, checked: 1, unchained: 0, firstBreak: null });
+    // A claim whose events have not landed, within its lease (30 s for this reader): the chain may end before it, and verify says so.
+    expect(await verify(dying, 'acme')).toEqual({ ok: true, checked: 1, unchained: 0, firstBreak: null });
 
     await next.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 0);
     expect(await chainStreamTypes(next, 'acme')).toEqual(['AuditChainClaimed', 'AuditChainClaimed', 'AuditChainClaimVoided', 'AuditChainClaimed']);
@@ -274,8 +275,8 @@ describe('the audit chain on EventStoreDB', () => {
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 5, unchained: 0, firstBreak: null });
     const remaining = (await store.readStream('prompt-acme.p'))[1];
 
-    // The newest append's events alone: its claim then reads as one whose writer died before
-    // sending them, which cannot be told apart (decision record 0012).
+    // The newest append's events alone, within the lease: its claim then reads as one whose
+    // writer is still sending them (decision records 0012, 0107; after the lease, see eventstoredb-chain-keyed.spec.ts).
     server.remove('batch-acme');
     expect(await verify(store, 'acme')).toEqual({ ok: true, checked: 3, unchained: 0, firstBreak: null });
 

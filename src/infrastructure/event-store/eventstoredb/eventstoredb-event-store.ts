@@ -17,6 +17,7 @@ import {
 // The client's own debug namespaces and unary append (pinned 6.2.1; not part of its public face).
 import { append as appendOnItsOwnCall } from '@eventstore/db-client/dist/streams/appendToStream/append';
 import { debug as clientDebug } from '@eventstore/db-client/dist/utils/debug';
+import type { ChainKey } from '#shared/event-chain';
 import {
   AllSubscription,
   AppendResult,
@@ -62,6 +63,8 @@ export interface EventStoreDbOptions {
   resume?: ResumePolicy;
   /** How long a claim on an organization's audit chain whose events never came holds the chain (see chained-appends.ts). */
   chainLeaseMs?: number;
+  /** The key the organizations' chain links are computed under; without one (tests, tools) links are unkeyed sha256. */
+  chainKey?: ChainKey;
 }
 
 type WriteResult = AppendResult & { recognisedRetry: boolean };
@@ -79,7 +82,7 @@ export class EventStoreDbEventStore implements EventStore {
     private readonly options: EventStoreDbOptions,
   ) {
     this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
-    this.chains = new ChainedAppends(this.chainIo(), { leaseMs: options.chainLeaseMs ?? DEFAULT_CHAIN_LEASE_MS });
+    this.chains = new ChainedAppends(this.chainIo(), { leaseMs: options.chainLeaseMs ?? DEFAULT_CHAIN_LEASE_MS, chainKey: options.chainKey });
   }
 
   /** The client connects lazily; `url` is a connection string such as esdb://host:2113?tls=false. */

@@ -16,8 +16,8 @@
  * and a claim whose events did not land is voided by another claim-stream event, which puts the
  * chain's head back where the claim found it. See chained-appends.ts.
  */
-import { eventHash } from '#shared/event-chain';
-import type { ChainLink } from '#shared/event-chain';
+import { linkHash } from '#shared/event-chain';
+import type { ChainKey, ChainLink } from '#shared/event-chain';
 import { isLiveness } from '../event-store.port';
 import type { EventMetadata, NewEvent, RecordedEvent } from '../event-store.port';
 
@@ -121,6 +121,7 @@ export function linkAppend(
   firstRevision: number,
   recordedAt: string,
   heads: ReadonlyMap<string, SettledHead>,
+  chainKey: ChainKey | null,
 ): { stored: NewEvent[]; claims: Map<string, ChainClaim> } {
   const lastHashes = new Map<string, string | null>();
   const claims = new Map<string, ChainClaim>();
@@ -138,7 +139,7 @@ export function linkAppend(
       metadata: asStored(metadata),
       createdAt: recordedAt,
     };
-    const hash = eventHash(fields, prevHash);
+    const hash = linkHash(chainKey, fields, prevHash);
     lastHashes.set(organization, hash);
     const claim = claims.get(organization);
     claims.set(organization, { stream, firstRevision, revision: fields.revision, prevHash: claim ? claim.prevHash : prevHash, hash, recordedAt });

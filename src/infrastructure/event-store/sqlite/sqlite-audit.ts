@@ -27,6 +27,37 @@ export function migrateForAudit(db: Database.Database): void {
   db.exec('CREATE INDEX IF NOT EXISTS events_by_organization ON events (organization, position)');
 }
 
+/** An organization's chain head: its last chained event, where it is and its hash. */
+export interface ChainHead {
+  hash: string;
+  position: number;
+  stream: string;
+  revision: number;
+}
+
+/**
+ * Each organization's chain head, kept apart from the event rows (in the same transaction as
+ * the append that moves it), so that deleting the newest rows shows: the head then names an event
+ * the log no longer holds. A log written before the table existed gets it filled from its rows,
+ * once, in one pass over the organization index.
+ */
+export function migrateChainHeads(db: Database.Database): void {
+  const exists = () => db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chain_heads'").get() !== undefined;
+  if (exists()) return;
+  db.transaction(() => {
+    if (exists()) return;
+    db.exec(
+      'CREATE TABLE chain_heads (organization TEXT PRIMARY KEY, hash TEXT NOT NULL, position INTEGER NOT NULL, stream TEXT NOT NULL, revision INTEGER NOT NULL)',
+    );
+    db.exec(`
+      INSERT INTO chain_heads (organization, hash, position, stream, revision)
+      SELECT events.organization, events.hash, events.position, events.stream, events.revision
+      FROM events JOIN (
+        SELECT organization, max(position) AS position FROM events WHERE organization IS NOT NULL AND hash IS NOT NULL GROUP BY organization
+      ) AS last ON events.position = last.position`);
+  }).immediate();
+}
+
 export interface AuditRow extends EventRow {
   prev_hash: string | null;
   hash: string | null;

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
 import { closeSync, fsync, openSync } from 'node:fs';
-import { eventHash } from '#shared/event-chain';
+import { ChainKey, linkHash } from '#shared/event-chain';
 import {
   isLiveness,
   AllSubscription,
   AppendResult,
   AuditedEvent,
+  ChainEnd,
   EventStore,
   ExpectedRevision,
   IdempotencyViolation,
@@ -17,7 +18,7 @@ import {
   SubscribeToAllOptions,
   WrongExpectedVersion,
 } from '../event-store.port';
-import { AuditRow, migrateForAudit, organizationQuery, toAuditedEvent } from './sqlite-audit';
+import { AuditRow, ChainHead, migrateChainHeads, migrateForAudit, organizationQuery, toAuditedEvent } from './sqlite-audit';
 import { EventRow, toRecordedEvent } from './sqlite-rows';
 
 export interface SqliteEventStoreOptions {
@@ -25,6 +26,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Syncs the log's write-ahead file to disk (a file descriptor of it); fsync in libuv's pool unless given. */
   syncFile?: (fd: number) => Promise<void>;
+  /** The key the organizations' chain links are computed under; without one (tests, tools) links are unkeyed sha256. */
+  chainKey?: ChainKey;
 }
 
 const syncInPool = (fd: number): Promise<void> => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
@@ -73,6 +76,7 @@ function openDatabase(filePath: string): { db: Database.Database; wal: boolean }
     db.pragma('temp_store = MEMORY');
     db.exec(SCHEMA);
     migrateForAudit(db);
+    migrateChainHeads(db);
   });
   return { db, wal };
 }
@@ -109,8 +113,10 @@ function prepareStatements(db: Database.Database) {
     insert: db.prepare<[string, string, number, string, string, string, string, string | null, string | null, string | null]>(
       'INSERT INTO events (id, stream, revision, type, data, metadata, created_at, organization, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    organizationTip: db.prepare<[string], { hash: string | null }>(
-      'SELECT hash FROM events INDEXED BY events_by_organization WHERE organization = ? ORDER BY position DESC LIMIT 1',
+    chainHead: db.prepare<[string], ChainHead>('SELECT hash, position, stream, revision FROM chain_heads WHERE organization = ?'),
+    setChainHead: db.prepare<[string, string, number, string, number]>(
+      'INSERT INTO chain_heads (organization, hash, position, stream, revision) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (organization) DO UPDATE SET hash = excluded.hash, position = excluded.position, stream = excluded.stream, revision = excluded.revision',
     ),
     streamForwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`),
     streamBackwards: db.prepare<[string, number, number], EventRow>(`${select} WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`),
@@ -154,6 +160,7 @@ export class SqliteEventStore implements EventStore {
   /** True in WAL mode: the store syncs the WAL itself (false: SQLite syncs at each commit). */
   private readonly walSynced: boolean;
   private readonly syncFile: (fd: number) => Promise<void>;
+  private readonly chainKey: ChainKey | null;
   private walFd: number | null = null;
   /** The groups committed since the sync in progress began: answered after the next one. */
   private unsynced: Array<(failure: unknown) => void> = [];
@@ -177,6 +184,7 @@ export class SqliteEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.walFile = `${filePath}-wal`;
     this.syncFile = options.syncFile ?? syncInPool;
+    this.chainKey = options.chainKey ?? null;
     this.appendInSavepoint = this.db.transaction((stream, events, expected) => this.appendWithinTransaction(stream, events, expected));
     this.commitGroup = this.db.transaction((group) => {
       for (const append of group) {
@@ -247,6 +255,13 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /** The head table's row, written with each append's events: a DELETE of the newest rows leaves it naming an event no longer there. */
+  async chainEnd(organization: string): Promise<ChainEnd | null> {
+    const head = this.statements.chainHead.get(organization);
+    if (!head) return { hashes: [null], at: null, absent: true };
+    return { hashes: [head.hash], at: { stream: head.stream, revision: head.revision } };
+  }
+
   async headPosition(): Promise<number> {
     return this.statements.head.get()?.head ?? -1;
   }
@@ -269,8 +284,8 @@ export class SqliteEventStore implements EventStore {
     if (!expectationHolds(expected, actual)) throw new WrongExpectedVersion(stream, expected, actual);
     const createdAt = new Date().toISOString();
     let position = tip?.position ?? -1;
-    // Inside the write transaction: the organization's last hash cannot change under us.
-    const lastHashes = new Map<string, string | null>();
+    // Inside the write transaction: the organization's head cannot change under us.
+    const heads = new Map<string, ChainHead>();
     events.forEach((event, index) => {
       const revision = actual + 1 + index;
       const data = JSON.stringify(event.data ?? null);
@@ -279,9 +294,7 @@ export class SqliteEventStore implements EventStore {
       const organization = typeof event.metadata.organization === 'string' && !isLiveness(event.metadata) ? event.metadata.organization : null;
       let link: { prevHash: string | null; hash: string | null } = { prevHash: null, hash: null };
       if (organization !== null) {
-        const prevHash = lastHashes.has(organization)
-          ? (lastHashes.get(organization) ?? null)
-          : (this.statements.organizationTip.get(organization)?.hash ?? null);
+        const prevHash = (heads.get(organization) ?? this.statements.chainHead.get(organization))?.hash ?? null;
         const stored = {
           id: event.id,
           type: event.type,
@@ -291,12 +304,14 @@ export class SqliteEventStore implements EventStore {
           metadata: JSON.parse(metadata) as unknown,
           createdAt,
         };
-        link = { prevHash, hash: eventHash(stored, prevHash) };
-        lastHashes.set(organization, link.hash);
+        link = { prevHash, hash: linkHash(this.chainKey, stored, prevHash) };
       }
       const inserted = this.statements.insert.run(event.id, stream, revision, event.type, data, metadata, createdAt, organization, link.prevHash, link.hash);
       position = Number(inserted.lastInsertRowid);
+      if (organization !== null && link.hash !== null) heads.set(organization, { hash: link.hash, position, stream, revision });
     });
+    // In the append's savepoint: the head moves with the events, or neither does.
+    for (const [organization, head] of heads) this.statements.setChainHead.run(organization, head.hash, head.position, head.stream, head.revision);
     return { appended: events.length > 0, result: { nextExpectedRevision: actual + events.length, position } };
   }
 
