@@ -1,3 +1,4 @@
+import { LIVE } from '#infrastructure/processing/projection';
 import { CHECKPOINTS, ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { typedDocumentProjection } from '../../typed-projection';
@@ -68,6 +69,7 @@ export async function sagaCatchUpAfter(readStore: ReadStore, projections: Projec
     .collection<{ _id: string; position: number }>(CHECKPOINTS)
     .findOne({ _id: projections.checkpointOf(openBatchesProjection.name) });
   if (!checkpoint) return -1;
-  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find({}, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
+  // LIVE: a tombstone (a closed batch, projection.ts) has no startedAtPosition, and would sort first.
+  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find(LIVE, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
   return oldest ? Math.min(checkpoint.position, oldest.startedAtPosition - 1) : checkpoint.position;
 }

@@ -1,0 +1,246 @@
+/**
+ * A replay's writes, sent in ordered bulks instead of one round trip each: the store a
+ * projection runner hands its projections while it replays the log into collections nobody
+ * else writes (`assay projections rebuild`'s new ones). The projections do not notice: they read
+ * a document, evolve it and write it guarded by the position they read, as ever; the guarded
+ * writes (an insert, or a replace naming `{_id, _position}`) are held here, in order, and a read
+ * by `_id` answers the held document. Any other call sends what is held first, then goes through.
+ *
+ * Each held write is still guarded in the store (the bulk carries its filter), but the
+ * projection was told it applied before the store said so: a bulk in which any write did not
+ * apply means another writer changed those documents meanwhile, which a replay into its own
+ * collections rules out, so the replay stops with an error rather than go on from documents it
+ * cannot trust (the swap then never happens, and a rebuild can be run again).
+ */
+import type {
+  BulkWrite,
+  Collection,
+  Document,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadStore,
+  RebuiltIndex,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store/read-store.port';
+
+/** Writes held before they go out in one bulk: a few hundred kilobytes of read-model documents at most. */
+export const REPLAY_BATCH = 500;
+
+export class BatchedReplayStore implements ReadStore {
+  private readonly handles = new Map<string, BatchedCollection>();
+  private held = 0;
+  private sending: Promise<void> | null = null;
+
+  constructor(
+    private readonly inner: ReadStore,
+    private readonly batch = REPLAY_BATCH,
+  ) {}
+
+  /** Writes held and not yet sent. */
+  get pending(): number {
+    return this.held;
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new BatchedCollection(this.inner.collection(name), this);
+      this.handles.set(name, handle);
+    }
+    return handle as unknown as Collection<T>;
+  }
+
+  /**
+   * Sends every held write, collection by collection, each collection's in order; resolves once
+   * they are written, also when another call sent them (a checkpoint must not pass its documents).
+   */
+  async flush(): Promise<void> {
+    while (this.sending) await this.sending;
+    if (this.held === 0) return;
+    this.held = 0;
+    this.sending = this.sendAll();
+    try {
+      await this.sending;
+    } finally {
+      this.sending = null;
+    }
+  }
+
+  private async sendAll(): Promise<void> {
+    for (const handle of this.handles.values()) await handle.send();
+  }
+
+  /** Drops what is held, unsent: the runner stopped without a checkpoint, and replays it from the last. */
+  discard(): void {
+    this.held = 0;
+    for (const handle of this.handles.values()) handle.discard();
+  }
+
+  /** Counts a write held; sends them all once there are a batch's worth. */
+  async heldOne(): Promise<void> {
+    this.held += 1;
+    if (this.held >= this.batch) await this.flush();
+  }
+
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]> {
+    await this.flush();
+    return this.inner.ensureIndexes(collection, indexes);
+  }
+
+  async dropAll(): Promise<void> {
+    this.discard();
+    return this.inner.dropAll();
+  }
+
+  async collectionNames(): Promise<string[]> {
+    await this.flush();
+    return this.inner.collectionNames();
+  }
+
+  async renameCollection(from: string, to: string): Promise<void> {
+    await this.flush();
+    return this.inner.renameCollection(from, to);
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    await this.flush();
+    return this.inner.dropCollection(name);
+  }
+
+  ping(): Promise<boolean> {
+    return this.inner.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+  }
+}
+
+/**
+ * A copy of a document's plain objects and arrays (read-model documents are JSON's shapes).
+ * Not structuredClone: its objects come from the realm it runs in, which a test runner's
+ * sandbox tells apart from its own plain objects.
+ */
+function copied<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copied) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) copy[key] = copied(field);
+  return copy as T;
+}
+
+/** `{_id, _position}` and nothing else: the filter of a guarded write (projection.ts, writeGuarded). */
+function guardedId(filter: Filter): string | null {
+  const keys = Object.keys(filter);
+  return keys.length === 2 && typeof filter._id === 'string' && typeof filter._position === 'number' ? filter._id : null;
+}
+
+class BatchedCollection implements Collection {
+  /** The held writes in order, and the document each leaves (the latest per `_id`). */
+  private writes: BulkWrite[] = [];
+  private readonly latest = new Map<string, Document>();
+
+  constructor(
+    private readonly inner: Collection,
+    private readonly owner: BatchedReplayStore,
+  ) {}
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  async send(): Promise<void> {
+    const writes = this.writes;
+    this.discard();
+    if (writes.length === 0) return;
+    const applied = await this.inner.bulkWrite(writes);
+    if (applied !== writes.length) {
+      throw new Error(
+        `${writes.length - applied} of ${writes.length} replayed writes to ${this.name} were refused by their position guard: another projector wrote these documents during the replay.`,
+      );
+    }
+  }
+
+  discard(): void {
+    this.writes = [];
+    this.latest.clear();
+  }
+
+  async findOne(filter: Filter): Promise<Document | null> {
+    const id = Object.keys(filter).length === 1 && typeof filter._id === 'string' ? filter._id : null;
+    const held = id === null ? undefined : this.latest.get(id);
+    // A copy, as a store's read answers: what the projection makes of it never reaches what is held.
+    if (held) return copied(held);
+    if (id === null) await this.owner.flush();
+    return this.inner.findOne(filter);
+  }
+
+  async find(filter: Filter, options?: FindOptions): Promise<Document[]> {
+    await this.owner.flush();
+    return this.inner.find(filter, options);
+  }
+
+  async count(filter: Filter): Promise<number> {
+    await this.owner.flush();
+    return this.inner.count(filter);
+  }
+
+  async insertOne(document: Document): Promise<void> {
+    if (this.latest.has(document._id)) {
+      // Not a guarded write's (it read null): the store says what it makes of it.
+      await this.owner.flush();
+      return this.inner.insertOne(document);
+    }
+    const copy = copied(document);
+    await this.hold({ insertOne: { document: copy } }, copy);
+  }
+
+  async replaceOne(filter: Filter, document: Document, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const id = guardedId(filter);
+    if (id === null || options.upsert === true || document._id !== id) {
+      await this.owner.flush();
+      return this.inner.replaceOne(filter, document, options);
+    }
+    const held = this.latest.get(id);
+    // What is held decides at once; what is not was read from the store just before.
+    if (held && held._position !== filter._position) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    const copy = copied(document);
+    await this.hold({ replaceOne: { filter, replacement: copy } }, copy);
+    return { matchedCount: 1, modifiedCount: 1, upsertedId: null };
+  }
+
+  async updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult> {
+    await this.owner.flush();
+    return this.inner.updateOne(filter, update, options);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    await this.owner.flush();
+    return this.inner.updateMany(filter, update);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    await this.owner.flush();
+    return this.inner.deleteOne(filter);
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    await this.owner.flush();
+    return this.inner.deleteMany(filter);
+  }
+
+  async bulkWrite(writes: ReadonlyArray<BulkWrite>): Promise<number> {
+    await this.owner.flush();
+    return this.inner.bulkWrite(writes);
+  }
+
+  /** `document`: the held copy, which nothing changes (findOne answers copies of it). */
+  private async hold(write: BulkWrite, document: Document): Promise<void> {
+    this.writes.push(write);
+    this.latest.set(document._id, document);
+    await this.owner.heldOne();
+  }
+}
