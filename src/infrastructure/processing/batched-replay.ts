@@ -1,16 +1,19 @@
 /**
  * A replay's writes, sent in ordered bulks instead of one round trip each: the store a
- * projection runner hands its projections while it replays the log into collections nobody
- * else writes (`assay projections rebuild`'s new ones). The projections do not notice: they read
- * a document, evolve it and write it guarded by the position they read, as ever; the guarded
- * writes (an insert, or a replace naming `{_id, _position}`) are held here, in order, and a read
- * by `_id` answers the held document. Any other call sends what is held first, then goes through.
+ * projection runner hands its projections while it replays the log into collections that were
+ * empty when it began and that nobody else writes (`assay projections rebuild`'s new ones). The
+ * projections do not notice: they read a document, evolve it and write it guarded by the
+ * position they read, as ever. The guarded writes (an insert, or a replace naming `{_id,
+ * _position}`) are held here, in order; a read by `_id` answers what this replay wrote there,
+ * and null, with no round trip, for an `_id` it never wrote: the collections began empty. Any
+ * other call sends what is held first, then goes through.
  *
- * Each held write is still guarded in the store (the bulk carries its filter), but the
- * projection was told it applied before the store said so: a bulk in which any write did not
- * apply means another writer changed those documents meanwhile, which a replay into its own
- * collections rules out, so the replay stops with an error rather than go on from documents it
- * cannot trust (the swap then never happens, and a rebuild can be run again).
+ * Each held write is still guarded in the store (the bulk carries its filter, and an insert
+ * over a document this replay did not write fails as a duplicate), but the projection was told
+ * it applied before the store said so: a bulk in which any write did not apply means another
+ * writer changed those documents, which a replay into its own collections rules out, so the
+ * replay stops with an error rather than go on from documents it cannot trust (the swap then
+ * never happens, and a rebuild can be run again).
  */
 import type {
   BulkWrite,
@@ -28,6 +31,10 @@ import type {
 
 /** Writes held before they go out in one bulk: a few hundred kilobytes of read-model documents at most. */
 export const REPLAY_BATCH = 500;
+/** Documents this replay wrote, kept per collection to answer reads without a round trip; the oldest go first. */
+const KEPT_DOCUMENTS = 20_000;
+/** The `_id`s this replay wrote, kept per collection to answer "absent" without a round trip; beyond, the store is asked. */
+const KEPT_IDS = 1_000_000;
 
 export class BatchedReplayStore implements ReadStore {
   private readonly handles = new Map<string, BatchedCollection>();
@@ -139,9 +146,14 @@ function guardedId(filter: Filter): string | null {
 }
 
 class BatchedCollection implements Collection {
-  /** The held writes in order, and the document each leaves (the latest per `_id`). */
+  /** The held writes, in order, and where each `_id`'s is among them. */
   private writes: BulkWrite[] = [];
-  private readonly latest = new Map<string, Document>();
+  private readonly heldAt = new Map<string, number>();
+  /** What this replay wrote (held or sent), the latest per `_id`, the most recently written last. */
+  private readonly known = new Map<string, Document>();
+  /** Every `_id` this replay wrote, while `everyId` holds: then any other is absent from the store. */
+  private readonly written = new Set<string>();
+  private everyId = true;
 
   constructor(
     private readonly inner: Collection,
@@ -154,7 +166,8 @@ class BatchedCollection implements Collection {
 
   async send(): Promise<void> {
     const writes = this.writes;
-    this.discard();
+    this.writes = [];
+    this.heldAt.clear();
     if (writes.length === 0) return;
     const applied = await this.inner.bulkWrite(writes);
     if (applied !== writes.length) {
@@ -162,19 +175,32 @@ class BatchedCollection implements Collection {
         `${writes.length - applied} of ${writes.length} replayed writes to ${this.name} were refused by their position guard: another projector wrote these documents during the replay.`,
       );
     }
+    // Sent, the oldest may go: a read of one asks the store, which holds what was sent.
+    for (const id of this.known.keys()) {
+      if (this.known.size <= KEPT_DOCUMENTS) break;
+      this.known.delete(id);
+    }
   }
 
+  /** Forgets what is held and what was written: from now on the store answers every read. */
   discard(): void {
     this.writes = [];
-    this.latest.clear();
+    this.heldAt.clear();
+    this.known.clear();
+    this.written.clear();
+    this.everyId = false;
   }
 
   async findOne(filter: Filter): Promise<Document | null> {
     const id = Object.keys(filter).length === 1 && typeof filter._id === 'string' ? filter._id : null;
-    const held = id === null ? undefined : this.latest.get(id);
-    // A copy, as a store's read answers: what the projection makes of it never reaches what is held.
-    if (held) return copied(held);
-    if (id === null) await this.owner.flush();
+    if (id === null) {
+      await this.owner.flush();
+      return this.inner.findOne(filter);
+    }
+    const mine = this.known.get(id);
+    // A copy, as a store's read answers: what the projection makes of it never reaches what is kept.
+    if (mine) return copied(mine);
+    if (this.everyId && !this.written.has(id)) return null;
     return this.inner.findOne(filter);
   }
 
@@ -189,7 +215,7 @@ class BatchedCollection implements Collection {
   }
 
   async insertOne(document: Document): Promise<void> {
-    if (this.latest.has(document._id)) {
+    if (this.known.has(document._id)) {
       // Not a guarded write's (it read null): the store says what it makes of it.
       await this.owner.flush();
       return this.inner.insertOne(document);
@@ -204,9 +230,9 @@ class BatchedCollection implements Collection {
       await this.owner.flush();
       return this.inner.replaceOne(filter, document, options);
     }
-    const held = this.latest.get(id);
-    // What is held decides at once; what is not was read from the store just before.
-    if (held && held._position !== filter._position) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
+    const mine = this.known.get(id);
+    // What this replay wrote decides at once; what it no longer keeps was read from the store just before.
+    if (mine && mine._position !== filter._position) return { matchedCount: 0, modifiedCount: 0, upsertedId: null };
     const copy = copied(document);
     await this.hold({ replaceOne: { filter, replacement: copy } }, copy);
     return { matchedCount: 1, modifiedCount: 1, upsertedId: null };
@@ -237,10 +263,25 @@ class BatchedCollection implements Collection {
     return this.inner.bulkWrite(writes);
   }
 
-  /** `document`: the held copy, which nothing changes (findOne answers copies of it). */
+  /**
+   * `document`: the held copy, which nothing changes (findOne answers copies of it). A document
+   * written again before its held write went out is one write: the held one, with its filter
+   * (what the store checks), and the newer document (its guard was checked here, against the
+   * held one); so a document inserted and changed within a batch is one insert.
+   */
   private async hold(write: BulkWrite, document: Document): Promise<void> {
-    this.writes.push(write);
-    this.latest.set(document._id, document);
+    const at = this.heldAt.get(document._id);
+    const held = at === undefined ? undefined : this.writes[at];
+    if (at !== undefined && held && 'insertOne' in held) this.writes[at] = { insertOne: { document } };
+    else if (at !== undefined && held && 'replaceOne' in held) this.writes[at] = { replaceOne: { filter: held.replaceOne.filter, replacement: document } };
+    else {
+      this.heldAt.set(document._id, this.writes.length);
+      this.writes.push(write);
+    }
+    this.known.delete(document._id);
+    this.known.set(document._id, document);
+    if (this.written.size >= KEPT_IDS) this.everyId = false;
+    if (this.everyId) this.written.add(document._id);
     await this.owner.heldOne();
   }
 }
