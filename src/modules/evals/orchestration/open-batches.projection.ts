@@ -1,4 +1,3 @@
-import { LIVE } from '#infrastructure/processing/projection';
 import { CHECKPOINTS, ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { typedDocumentProjection } from '../../typed-projection';
@@ -69,7 +68,9 @@ export async function sagaCatchUpAfter(readStore: ReadStore, projections: Projec
     .collection<{ _id: string; position: number }>(CHECKPOINTS)
     .findOne({ _id: projections.checkpointOf(openBatchesProjection.name) });
   if (!checkpoint) return -1;
-  // LIVE: a tombstone (a closed batch, projection.ts) has no startedAtPosition, and would sort first.
-  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find(LIVE, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
+  // A range on the index: the tombstones of closed batches (projection.ts) have no startedAtPosition,
+  // are indexed as null, and stay outside it however many there are.
+  const open = { startedAtPosition: { $gte: 0 } };
+  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find(open, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
   return oldest ? Math.min(checkpoint.position, oldest.startedAtPosition - 1) : checkpoint.position;
 }
