@@ -39,6 +39,7 @@ const KEPT_IDS = 1_000_000;
 export class BatchedReplayStore implements ReadStore {
   private readonly handles = new Map<string, BatchedCollection>();
   private held = 0;
+  private inFlight = 0;
   private sending: Promise<void> | null = null;
 
   constructor(
@@ -46,9 +47,9 @@ export class BatchedReplayStore implements ReadStore {
     private readonly batch = REPLAY_BATCH,
   ) {}
 
-  /** Writes held and not yet sent. */
+  /** Writes held, or on their way: the store does not hold them yet. */
   get pending(): number {
-    return this.held;
+    return this.held + this.inFlight;
   }
 
   collection<T extends Document = Document>(name: string): Collection<T> {
@@ -67,12 +68,13 @@ export class BatchedReplayStore implements ReadStore {
   async flush(): Promise<void> {
     while (this.sending) await this.sending;
     if (this.held === 0) return;
-    this.held = 0;
+    [this.inFlight, this.held] = [this.held, 0];
     this.sending = this.sendAll();
     try {
       await this.sending;
     } finally {
       this.sending = null;
+      this.inFlight = 0;
     }
   }
 
