@@ -126,6 +126,10 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       fenceA.hold(await granted(lease('a')), 60_000);
       await advance(a, 5);
       expect(await checkpoints.findOne({ _id: checkpoint })).toEqual({ _id: checkpoint, position: 5, term: 1 });
+      // A checkpoint never goes in a bulk, which would carry no term.
+      const bulk = a.collection(CHECKPOINTS).bulkWrite([{ replaceOne: { filter: { _id: checkpoint }, replacement: { _id: checkpoint, position: 99 } } }]);
+      await expect(bulk).rejects.toThrow('each with its term');
+      expect(await checkpoints.findOne({ _id: checkpoint })).toEqual({ _id: checkpoint, position: 5, term: 1 });
 
       // A is paused past its lease; B takes over and stamps its term on the checkpoints first.
       now += LEASE_MS + 1;
@@ -156,6 +160,7 @@ export function projectionLeaseContract(adapterName: string, open: () => Promise
       monotonic = 60_001;
       await expect(documents.replaceOne({ _id: 'in-time' }, { _id: 'in-time', late: true })).rejects.toBeInstanceOf(ProjectionLeaseLost);
       await expect(documents.deleteOne({ _id: 'in-time' })).rejects.toBeInstanceOf(ProjectionLeaseLost);
+      await expect(documents.bulkWrite([{ insertOne: { document: { _id: 'late' } } }])).rejects.toBeInstanceOf(ProjectionLeaseLost);
       expect(await opened.store.collection(`${runner}_documents`).find({})).toEqual([{ _id: 'in-time' }]);
       expect(lost).toEqual(['the lease was not renewed in time']);
     });

@@ -1,5 +1,6 @@
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { collectionSwapContract } from './collection-swap.contract';
+import { readStoreCostsContract } from './read-store-costs.contract';
 import { guardedWritesContract, readStoreContract } from './read-store.contract';
 
 readStoreContract('memory', async () => {
@@ -13,6 +14,11 @@ guardedWritesContract('memory', async () => {
 });
 
 collectionSwapContract('memory', async () => {
+  const store = new MemoryReadStore();
+  return { store, cleanup: () => store.close() };
+});
+
+readStoreCostsContract('memory', async () => {
   const store = new MemoryReadStore();
   return { store, cleanup: () => store.close() };
 });

@@ -7,6 +7,7 @@
 import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 import { mongoTargets, noTarget, ownDatabase } from '../support/mongodb-targets';
 import { collectionSwapContract } from './collection-swap.contract';
+import { readStoreCostsContract } from './read-store-costs.contract';
 import { guardedWritesContract, readStoreContract } from './read-store.contract';
 
 const targets = mongoTargets('The MongoDB ReadStore contract');
@@ -32,5 +33,6 @@ for (const target of targets) {
   readStoreContract(`${target.name}, writes guarded by a projection owner's fence`, owner('rs_o'), target.lacks);
   guardedWritesContract(target.name, open('rs_g'));
   collectionSwapContract(target.name, open('rs_s'), target.lacks);
+  readStoreCostsContract(target.name, open('rs_c'));
 }
 if (targets.length === 0) noTarget('ReadStore contract: mongodb');

@@ -1,5 +1,6 @@
 import type { EventStore } from '#infrastructure/event-store/event-store.port';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { LIVE } from '#infrastructure/processing/projection';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
@@ -7,13 +8,14 @@ import { allProjections } from '../../src/projections';
 
 /**
  * Every read-model document by collection (or of the collections named). The checkpoint is
- * bookkeeping, written lazily, and left out.
+ * bookkeeping, written lazily, and left out; so are tombstones, which keep a deleted document's
+ * position where a store reads, then writes (MongoDB), and which the in-memory store never holds.
  */
 export async function snapshot(store: ReadStore, collections?: readonly string[]): Promise<Record<string, unknown[]>> {
   const result: Record<string, unknown[]> = {};
   for (const name of collections ?? (await store.collectionNames()).sort()) {
     if (name === 'checkpoints') continue;
-    result[name] = await store.collection(name).find({}, { sort: { _id: 1 } });
+    result[name] = await store.collection(name).find(LIVE, { sort: { _id: 1 } });
   }
   return result;
 }

@@ -10,6 +10,7 @@
  * Reads go through unchanged.
  */
 import {
+  BulkWrite,
   Collection,
   Document,
   DuplicateKey,
@@ -17,6 +18,7 @@ import {
   FindOptions,
   IndexSpec,
   ReadStore,
+  RebuiltIndex,
   Update,
   UpdateOptions,
   UpdateResult,
@@ -50,7 +52,7 @@ export class FencedReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
-  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]> {
     return this.inner.ensureIndexes(collection, indexes);
   }
 
@@ -133,6 +135,11 @@ class FencedCollection implements Collection {
     this.fence.check();
     return this.inner.deleteMany(filter);
   }
+
+  async bulkWrite(writes: ReadonlyArray<BulkWrite>): Promise<number> {
+    this.fence.check();
+    return this.inner.bulkWrite(writes);
+  }
 }
 
 /** The runner's checkpoint writes (`updateOne({_id, position: {$lt: p}}, {$set: {position: p}}, upsert)`), with the term. */
@@ -148,6 +155,11 @@ class FencedCheckpoints extends FencedCollection {
       this.fence.check();
       throw error;
     }
+  }
+
+  /** A checkpoint write carries its term (updateOne above): none goes out in a bulk, which would not. */
+  override async bulkWrite(): Promise<number> {
+    throw new Error('Checkpoints are written one at a time, each with its term.');
   }
 
   private async refusedIfNewer(id: string, term: number): Promise<void> {

@@ -2,6 +2,7 @@
  * `assay projections rebuild` on a shared MongoDB read store, while servers run and answer:
  * 1. replay the whole log into new collections, `<name>__rebuild_<id>` (the projections write
  *    through a SuffixedReadStore and never notice), while the owner keeps the live ones current;
+ *    their writes go in ordered bulks (batched-replay.ts), still guarded by position;
  * 2. take the projection lease: ask the owner to hand it over (it stops projecting after writing
  *    its checkpoint), or take it once expired when there is no owner;
  * 3. holding the lease, nobody projects into the live collections: catch the rebuilt ones up
@@ -54,7 +55,8 @@ export async function rebuildAndSwap(
   const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const rebuilt = new SuffixedReadStore(store, `${REBUILD_MARK}${id}`);
   await dropLeftovers(store, logger);
-  const runner = new ProjectionRunner(eventStore, rebuilt, projections, logger);
+  // Nobody else writes the new collections: the replay sends its writes in ordered bulks.
+  const runner = new ProjectionRunner(eventStore, rebuilt, projections, logger, undefined, { batchedCatchUp: true });
   const lease = new ProjectionLease(store, PROJECTION_RUNNER, `rebuild-${id}`, settings.leaseMs, settings.clock);
   let grant: LeaseGrant | null = null;
   const monotonic = () => performance.now();

@@ -2,6 +2,7 @@ import type { AllSubscription, EventStore, RecordedEvent } from '../event-store/
 import { DuplicateKey, ReadStore } from '../read-store/read-store.port';
 import type { JsonLogger } from '../logging/json-logger';
 import type { Projection } from './projection';
+import { BatchedReplayStore } from './batched-replay';
 import { PositionWaiters } from './position-waiters';
 
 export const CHECKPOINTS = 'checkpoints';
@@ -25,6 +26,14 @@ type Checkpoint = {
   _id: string;
   position: number;
 };
+
+export interface ProjectionRunnerOptions {
+  /**
+   * While catching up, hold the projections' guarded writes and send them in ordered bulks
+   * (batched-replay.ts): for a replay into collections no other projector writes (a rebuild's).
+   */
+  batchedCatchUp?: boolean;
+}
 
 /** Whether this runner applies events ('owner') or another instance does into a shared read store ('follower'). */
 export type ProjectionRole = 'owner' | 'follower';
@@ -53,6 +62,10 @@ export class ProjectionRunner {
   private following = false;
   /** Counts starts and pauses, so that a start overtaken by a pause does not subscribe. */
   private starts = 0;
+  /** Where the catch-up's writes are held (batchedCatchUp), the head it catches up to, and the position its sent writes reflect. */
+  private readonly replay: BatchedReplayStore | null;
+  private catchUpHead = -1;
+  private replayed = -1;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -60,7 +73,9 @@ export class ProjectionRunner {
     private readonly projections: readonly Projection[],
     private readonly logger: JsonLogger,
     private readonly checkpointId = 'projections',
+    options: ProjectionRunnerOptions = {},
   ) {
+    this.replay = options.batchedCatchUp === true ? new BatchedReplayStore(readStore) : null;
     for (const projection of projections) {
       const entry = { projection, applied: 0, from: -1 };
       this.byName.set(projection.name, entry);
@@ -105,7 +120,10 @@ export class ProjectionRunner {
   async ensureIndexes(): Promise<void> {
     for (const projection of this.projections) {
       for (const [collection, indexes] of Object.entries(projection.collections)) {
-        await this.readStore.ensureIndexes(collection, indexes);
+        // A rebuilt index was declared otherwise by an earlier release; its rebuild held the collection's writes meanwhile.
+        for (const rebuilt of await this.readStore.ensureIndexes(collection, indexes)) {
+          this.logger.warn('read-model index dropped and built again: its declaration changed', { ...rebuilt });
+        }
       }
     }
   }
@@ -127,6 +145,7 @@ export class ProjectionRunner {
     this.processed = await this.readCheckpoints();
     this.checkpointed = this.processed;
     const head = await this.eventStore.headPosition();
+    this.catchUpHead = head;
     if (attempt !== this.starts) return;
     const started = Date.now();
     this.subscription = this.eventStore.subscribeToAll(this.processed >= 0 ? { after: this.processed } : {});
@@ -159,7 +178,26 @@ export class ProjectionRunner {
   /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (this.failure) return Promise.reject(this.failure);
-    return this.waiters.waitFor(position, this.processed, timeoutMs);
+    return this.waiters.waitFor(position, this.written, timeoutMs);
+  }
+
+  /** The position the stored documents reflect: behind `position` while writes of a batched catch-up are held. */
+  private get written(): number {
+    return this.replay && this.replay.pending > 0 ? this.replayed : this.processed;
+  }
+
+  /** Sends the catch-up's held writes; then the documents reflect what was applied. */
+  private async flushReplay(): Promise<void> {
+    if (!this.replay) return;
+    const position = this.processed;
+    await this.replay.flush();
+    this.replayed = Math.max(this.replayed, position);
+    this.waiters.reached(position);
+  }
+
+  /** The store the projections write: the batched one while a batched catch-up lasts. */
+  private get projectingInto(): ReadStore {
+    return this.replay && !this.caughtUp ? this.replay : this.readStore;
   }
 
   async stop(): Promise<void> {
@@ -195,6 +233,8 @@ export class ProjectionRunner {
   private scheduleCheckpoint(): Promise<void> | undefined {
     this.sinceCheckpoint += 1;
     if (this.sinceCheckpoint >= (this.caughtUp ? CHECKPOINT_EVERY : CHECKPOINT_EVERY_CATCHING_UP)) return this.writeCheckpoint();
+    // A batched catch-up sends its writes at its head (moveOn), and its checkpoint with them.
+    if (this.replay && !this.caughtUp) return undefined;
     this.checkpointTimer ??= setTimeout(() => {
       this.checkpointTimer = null;
       this.writeCheckpoint().catch((error: unknown) =>
@@ -206,6 +246,8 @@ export class ProjectionRunner {
   private async writeCheckpoint(): Promise<void> {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
+    // A checkpoint never passes the documents it covers: held writes go first.
+    await this.flushReplay();
     const position = this.processed;
     this.sinceCheckpoint = 0;
     if (position <= this.checkpointed) return;
@@ -232,6 +274,8 @@ export class ProjectionRunner {
    * projection into the in-memory store): a promise only from the first that answers one.
    */
   private apply(event: RecordedEvent): Promise<void> | undefined {
+    // Caught up: what the catch-up still holds is written before anything else is.
+    if (this.caughtUp && this.replay && this.replay.pending > 0) return this.flushReplay().then(() => this.apply(event));
     const entries = this.byType.get(event.type);
     if (entries) {
       this.inEvent = true;
@@ -240,7 +284,7 @@ export class ProjectionRunner {
         if (event.position <= entry.from) continue;
         let applying: Promise<void> | void;
         try {
-          applying = entry.projection.project(event, this.readStore);
+          applying = entry.projection.project(event, this.projectingInto);
         } catch (error) {
           this.inEvent = false;
           throw error;
@@ -260,7 +304,7 @@ export class ProjectionRunner {
       entries[index].applied += 1;
       for (const entry of entries.slice(index + 1)) {
         if (event.position <= entry.from) continue;
-        await entry.projection.project(event, this.readStore);
+        await entry.projection.project(event, this.projectingInto);
         entry.applied += 1;
       }
     } finally {
@@ -275,6 +319,7 @@ export class ProjectionRunner {
     this.processed = Math.max(this.processed, event.position);
     const checkpoint = this.scheduleCheckpoint();
     if (checkpoint) return checkpoint.then(() => this.announce(event));
+    if (this.replay && this.replay.pending > 0 && event.position >= this.catchUpHead) return this.writeCheckpoint().then(() => this.announce(event));
     this.announce(event);
     return undefined;
   }
@@ -285,7 +330,8 @@ export class ProjectionRunner {
       this.logger.info('projecting events', { events: this.handledSinceStart, position: event.position });
     }
     for (const observer of this.observers) observer(event, this.caughtUp);
-    this.waiters.reached(event.position);
+    // Held writes: the waiters hear of the position once they are sent (flushReplay).
+    if (!this.replay || this.replay.pending === 0) this.waiters.reached(event.position);
   }
 
   get role(): ProjectionRole {
@@ -307,6 +353,8 @@ export class ProjectionRunner {
     await this.loop;
     this.loop = null;
     if (checkpoint) await this.writeCheckpoint();
+    // Without a checkpoint, the next owner replays what was held, from the stored checkpoints.
+    this.replay?.discard();
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     this.checkpointed = Math.max(this.checkpointed, this.processed);

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../event-store/event-store.port';
-import { Collection, Document, DuplicateKey, IndexSpec, ReadStore } from '../read-store/read-store.port';
+import { Collection, Document, DuplicateKey, Filter, IndexSpec, ReadStore } from '../read-store/read-store.port';
 
 /** The field in which every read-model document records the log position it reflects. */
 export const POSITION_FIELD = '_position';
@@ -7,6 +7,29 @@ export const POSITION_FIELD = '_position';
 export interface ProjectedDocument extends Document {
   _position: number;
 }
+
+/**
+ * What a guarded write leaves of a deleted document: its `_id` and the position of the event
+ * that deleted it. Without it, a lapsed owner whose write of an older event was in flight would
+ * find nothing there and insert the document again; with it, that write names a position the
+ * tombstone has moved past, and is refused. A tombstone has no field a read filters on but
+ * `_id`: a read of a collection whose projection deletes names another field, or excludes
+ * tombstones (`LIVE`). The in-memory store, which reads and writes in one step, deletes outright.
+ */
+export interface Tombstone extends ProjectedDocument {
+  _deleted: true;
+}
+
+export function tombstone(id: string, position: number): Tombstone {
+  return { _id: id, _position: position, _deleted: true };
+}
+
+export function isTombstone(document: Document | null): document is Tombstone {
+  return document !== null && document._deleted === true;
+}
+
+/** The documents that are not tombstones, for a read that names no field a tombstone lacks. */
+export const LIVE: Filter = { _deleted: { $exists: false } };
 
 /**
  * A projection keeps read models up to date from the event log. It must be idempotent
@@ -30,7 +53,8 @@ export interface DocumentProjectionSpec<D extends Document> {
   /** Which document an event changes (or several, for an event that creates many); null for none. */
   documentId(event: RecordedEvent): string | string[] | null;
   /**
-   * `(document | null, event) → document | null`: null deletes the document. A pure function: it
+   * `(document | null, event) → document | null`: null deletes the document (leaving a tombstone
+   * where the store reads, then writes; evolve sees null for it). A pure function: it
    * never changes `document` (the in-memory store hands over its stored object) nor the event,
    * and answers `document` itself when nothing changes, or a new object of its own making
    * (spreading `document` shares what did not change), which the projection then completes with
@@ -112,8 +136,10 @@ async function projectOne<D extends Document>(
     if (current && current._position >= event.position) return;
     const read = current?._position;
     // The stored `_position` rides along into evolve and is overwritten below: no copy needed.
-    const next = spec.evolve(current, event, id);
-    if (await writeGuarded(collection, id, read, next === null ? null : { ...next, _id: id, _position: event.position })) return;
+    const next = spec.evolve(isTombstone(current) ? null : current, event, id);
+    if (next === null && (current === null || isTombstone(current))) return;
+    const written = next === null ? tombstone(id, event.position) : { ...next, _id: id, _position: event.position };
+    if (await writeGuarded(collection, id, read, written)) return;
   }
   throw new Error(`Projection ${spec.name}: document ${id} kept changing under event ${event.position}; another projector is writing it.`);
 }
@@ -123,17 +149,31 @@ async function projectOne<D extends Document>(
  * uses: the write names the `_position` it read (or inserts where nothing was), and when another
  * writer changed the document in between (a lapsed owner's late write, or the new owner's), the
  * document is read again and `next` asked again, so neither writer undoes the other. `next`
- * answers the new document (with its `_position`), null to delete it, or undefined for no
- * change; it sees `_position`, and skips an event the document already reflects. A store that
- * reads and writes in one step (the in-memory one) hands its own document over.
+ * answers the new document (with its `_position`), or undefined for no change; it sees
+ * `_position`, and skips an event the document already reflects. A store that reads and writes
+ * in one step (the in-memory one) hands its own document over. For a projection that deletes
+ * documents: evolveGuardedDeleting.
  */
-export async function evolveGuarded<T extends ProjectedDocument>(
+export function evolveGuarded<T extends ProjectedDocument>(collection: Collection<T>, id: string, next: (current: T | null) => T | undefined): Promise<void> {
+  // No tombstone is ever written here, so none is ever read.
+  return evolveGuardedDeleting(collection, id, next as (current: T | Tombstone | null) => T | undefined);
+}
+
+/**
+ * evolveGuarded for a projection that deletes: `next` answers a tombstone to delete the document,
+ * and sees the tombstones of deleted ones (with the position that deleted them). The in-memory
+ * store deletes outright.
+ */
+export async function evolveGuardedDeleting<T extends ProjectedDocument>(
   collection: Collection<T>,
   id: string,
-  next: (current: T | null) => T | null | undefined,
+  next: (current: T | Tombstone | null) => T | Tombstone | undefined,
 ): Promise<void> {
   if (collection.evolveOne) {
-    collection.evolveOne(id, null, (current) => next(current));
+    collection.evolveOne(id, null, (current) => {
+      const written = next(current);
+      return written !== undefined && isTombstone(written) ? null : written;
+    });
     return;
   }
   for (let attempt = 0; attempt < GUARDED_ATTEMPTS; attempt++) {
@@ -145,17 +185,20 @@ export async function evolveGuarded<T extends ProjectedDocument>(
   throw new Error(`Document ${id} of ${collection.name} kept changing under its projection; another projector is writing it.`);
 }
 
-/** True when the write happened: the document was still at `read` (absent when undefined). */
+/**
+ * True when the write happened: the document (or its tombstone) was still at `read` (absent
+ * when undefined). A deletion writes a tombstone, so that it keeps its position.
+ */
 export async function writeGuarded<D extends ProjectedDocument>(
   collection: Collection<D>,
   id: string,
   read: number | undefined,
-  next: D | null,
+  next: D | Tombstone,
 ): Promise<boolean> {
-  if (next === null) return read === undefined || (await collection.deleteOne({ _id: id, _position: read })) === 1;
-  if (read !== undefined) return (await collection.replaceOne({ _id: id, _position: read }, next)).matchedCount === 1;
+  const written = next as D;
+  if (read !== undefined) return (await collection.replaceOne({ _id: id, _position: read }, written)).matchedCount === 1;
   try {
-    await collection.insertOne(next);
+    await collection.insertOne(written);
     return true;
   } catch (error) {
     // Another projector inserted it first; a duplicate of another unique key is a real error.

@@ -42,6 +42,17 @@ export interface IndexSpec {
   unique?: boolean;
 }
 
+/** One write of an ordered bulkWrite: what a projection's guarded write sends for one document. */
+export type BulkWrite<T extends Document = Document> =
+  { insertOne: { document: T } } | { replaceOne: { filter: Filter; replacement: T } } | { deleteOne: { filter: Filter } };
+
+/** An index dropped and built again: which, and why (what of its declaration changed). */
+export interface RebuiltIndex {
+  collection: string;
+  index: string;
+  reason: string;
+}
+
 export interface Collection<T extends Document = Document> {
   readonly name: string;
   findOne(filter: Filter): Promise<T | null>;
@@ -62,6 +73,14 @@ export interface Collection<T extends Document = Document> {
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
   deleteOne(filter: Filter): Promise<number>;
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * The writes in order, in one round trip where the store has round trips (MongoDB's ordered
+   * bulkWrite): the first that fails (DuplicateKey) stops the rest, those before it stay
+   * written. Answers how many applied to a document: an insert, a replace whose filter matched,
+   * a delete that deleted. A caller that sends only writes each of which must apply compares it
+   * with their number.
+   */
+  bulkWrite(writes: ReadonlyArray<BulkWrite<T>>): Promise<number>;
   /**
    * Offered only by a store whose writes are synchronous (the in-memory one): reads the document
    * with that `_id` and writes what `evolve` makes of it, in one step, so no other write can come
@@ -88,8 +107,12 @@ export interface ReadStore {
    * Stores that do neither leave it out: a check before each call is then enough.
    */
   guardedBy?(guard: WriteGuard): ReadStore;
-  /** Creates the indexes a collection's queries use (a no-op where the engine needs none). */
-  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void>;
+  /**
+   * Creates the indexes a collection's queries use (a no-op where the engine needs none), and
+   * answers those it dropped and built again because their declared options changed, for the
+   * caller to log: a rebuild holds the collection's writes while it runs.
+   */
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]>;
   /** Drops every collection: read models are rebuilt by replaying the event log. */
   dropAll(): Promise<void>;
   /** The names of the collections that hold documents. */

@@ -1,4 +1,4 @@
-import type { Collection, Document, IndexSpec, ReadStore } from './read-store.port';
+import type { Collection, Document, IndexSpec, ReadStore, RebuiltIndex } from './read-store.port';
 
 /**
  * A ReadStore whose every collection lives in the store beneath under `<name><suffix>`: the
@@ -16,7 +16,7 @@ export class SuffixedReadStore implements ReadStore {
     return this.inner.collection<T>(name + this.suffix);
   }
 
-  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+  ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]> {
     return this.inner.ensureIndexes(collection + this.suffix, indexes);
   }
 

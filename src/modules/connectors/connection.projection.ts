@@ -1,4 +1,4 @@
-import { evolveGuarded } from '#infrastructure/processing/projection';
+import { evolveGuardedDeleting, isTombstone, tombstone } from '#infrastructure/processing/projection';
 import type { Collection } from '#infrastructure/read-store/read-store.port';
 import { typedProjection } from '../typed-projection';
 import { CONNECTOR_EVENT_TYPES, ConnectionScope, ConnectionStatus, ConnectorAdded, ConnectorEvent } from './connector.events';
@@ -35,9 +35,9 @@ export const connectionProjection = typedProjection<ConnectorEvent>({
     const collection = store.collection<ConnectionDocument>(CONNECTIONS);
     if (event.type === 'ConnectorAdded') return added(collection, event.data, event.position);
     // Each write names the position it read: a lapsed owner's late write cannot undo a newer one.
-    await evolveGuarded(collection, event.data.connectionId, (current) => {
-      if (!current || current._position >= event.position) return undefined;
-      if (event.type === 'ConnectorRemoved') return null;
+    await evolveGuardedDeleting(collection, event.data.connectionId, (current) => {
+      if (!current || isTombstone(current) || current._position >= event.position) return undefined;
+      if (event.type === 'ConnectorRemoved') return tombstone(current._id, event.position);
       const change = event.type === 'ConnectorUsed' ? { lastUsedAt: event.data.usedAt } : { status: 'invalid' as const };
       return { ...current, ...change, _position: event.position };
     });
@@ -66,7 +66,8 @@ async function added(collection: Collection<ConnectionDocument>, data: Connector
     createdAt: addedAt,
     lastUsedAt: null,
   };
-  await evolveGuarded(collection, connectionId, (current) => (current && current._position >= position ? undefined : document));
+  // A tombstone at a later position is the removal of this connection: it stays removed.
+  await evolveGuardedDeleting(collection, connectionId, (current) => (current && current._position >= position ? undefined : document));
 }
 
 /** The spec's Connection: what a client may see of a connection. */

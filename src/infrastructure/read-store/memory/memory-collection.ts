@@ -7,7 +7,7 @@ import 'mingo/init/system';
 import { randomBytes } from 'node:crypto';
 import { update as applyOperator } from 'mingo';
 import type { UpdateExpression } from 'mingo/updater';
-import { Collection, Document, DuplicateKey, Filter, FindOptions, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import { BulkWrite, Collection, Document, DuplicateKey, Filter, FindOptions, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { FieldIndex } from './field-index';
 import { compileFilter, UniqueIndex, deepCopy, deepFreeze, sameValue, sortDocuments, upsertSeed } from './memory-documents';
 import type { SortedIndex } from './sorted-index';
@@ -193,6 +193,21 @@ export class MemoryCollection implements Collection {
     const matches = this.matching(filter);
     matches.forEach((doc) => this.remove(doc));
     return matches.length;
+  }
+
+  async bulkWrite(writes: ReadonlyArray<BulkWrite>): Promise<number> {
+    let applied = 0;
+    for (const write of writes) applied += await this.writeOne(write);
+    return applied;
+  }
+
+  private async writeOne(write: BulkWrite): Promise<number> {
+    if ('insertOne' in write) {
+      await this.insertOne(write.insertOne.document);
+      return 1;
+    }
+    if ('replaceOne' in write) return (await this.replaceOne(write.replaceOne.filter, write.replaceOne.replacement)).matchedCount;
+    return this.deleteOne(write.deleteOne.filter);
   }
 
   /** The stored documents (not copies) a find answers, in its order. */

@@ -3,7 +3,7 @@
  * tests, the single-process mode and replay benchmarks. Read models here are rebuilt from the
  * event log at each start.
  */
-import type { Collection, Document, IndexSpec, ReadStore } from '../read-store.port';
+import type { Collection, Document, IndexSpec, ReadStore, RebuiltIndex } from '../read-store.port';
 import { FieldIndex } from './field-index';
 import { CollectionState, MemoryCollection, uniqueViolation } from './memory-collection';
 import { indexName, UniqueIndex } from './memory-documents';
@@ -41,7 +41,8 @@ export class MemoryReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
-  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
+  /** Answers no rebuilt index: these indexes are made in memory at each start, never dropped. */
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]> {
     const state = this.state(collection);
     state.exists = true;
     for (const spec of indexes) {
@@ -64,6 +65,7 @@ export class MemoryReadStore implements ReadStore {
       }
       state.uniqueIndexes.set(name, index);
     }
+    return [];
   }
 
   /** Equality narrowing on the first field, and the first two, of a declared index. */

@@ -7,7 +7,7 @@
  * IndexOptionsConflict: an index of a read model holds nothing the documents do not.
  */
 import type { Collection as DriverCollection, MongoServerError } from 'mongodb';
-import type { IndexSpec } from '../read-store.port';
+import type { IndexSpec, RebuiltIndex } from '../read-store.port';
 import { indexKeys } from './mongodb-values';
 
 const NAMESPACE_NOT_FOUND = 26;
@@ -47,21 +47,29 @@ function sameKey(a: Record<string, unknown>, b: Record<string, unknown>): boolea
   return left.length === right.length && left.every(([field, direction], index) => right[index][0] === field && Number(right[index][1]) === Number(direction));
 }
 
+/** What of an index's declaration changed, in words for the log; null when nothing did. */
+function changeOf(found: { key: Record<string, unknown>; unique: boolean }, wanted: WantedIndex): string | null {
+  if (!sameKey(found.key, wanted.key)) return `its keys changed from ${JSON.stringify(found.key)} to ${JSON.stringify(wanted.key)}`;
+  if (found.unique !== wanted.unique) return wanted.unique ? 'it is declared unique now' : 'it is no longer declared unique';
+  return null;
+}
+
 /**
- * Creates the wanted indexes that are missing, and rebuilds those whose options differ. Returns
- * the names of the indexes it rebuilt, for the caller to log.
+ * Creates the wanted indexes that are missing, and rebuilds those whose options differ. Answers
+ * the indexes it rebuilt, with why, for the caller to log.
  */
-export async function reconcileIndexes(collection: DriverCollection, specs: readonly IndexSpec[]): Promise<string[]> {
+export async function reconcileIndexes(collection: DriverCollection, specs: readonly IndexSpec[]): Promise<RebuiltIndex[]> {
   const wanted = wantedIndexes(specs);
   const existing = await existingIndexes(collection);
-  const rebuilt: string[] = [];
+  const rebuilt: RebuiltIndex[] = [];
   const missing: WantedIndex[] = [];
   for (const index of wanted) {
     const found = existing.get(index.name);
-    if (found && found.unique === index.unique && sameKey(found.key, index.key)) continue;
-    if (found) {
+    const change = found ? changeOf(found, index) : null;
+    if (found && change === null) continue;
+    if (found && change !== null) {
       await collection.dropIndex(index.name);
-      rebuilt.push(index.name);
+      rebuilt.push({ collection: collection.collectionName, index: index.name, reason: change });
     }
     missing.push(index);
   }

@@ -5,6 +5,7 @@
  * for every query, undefined never dropped from a filter, and retries on transient errors.
  */
 import {
+  AnyBulkWriteOperation,
   Collection as DriverCollection,
   Db,
   Document as DriverDocument,
@@ -15,6 +16,7 @@ import {
   UpdateResult as DriverUpdateResult,
 } from 'mongodb';
 import {
+  BulkWrite,
   Collection,
   Document,
   DuplicateKey,
@@ -22,6 +24,7 @@ import {
   FindOptions,
   IndexSpec,
   ReadStore,
+  RebuiltIndex,
   Update,
   UpdateOptions,
   UpdateResult,
@@ -70,7 +73,9 @@ async function guardDuplicates<R>(collection: string, id: string | undefined, wr
   try {
     return await write();
   } catch (error) {
-    const failure = error as { code?: unknown; keyValue?: Record<string, unknown>; message?: string };
+    // A bulk write's failure carries the failed write's code and key (MongoBulkWriteError).
+    const failed = error as { code?: unknown; keyValue?: Record<string, unknown>; message?: string; writeErrors?: Array<{ code?: unknown }> };
+    const failure = failed.code === undefined && failed.writeErrors?.[0] ? { ...failed, code: failed.writeErrors[0].code } : failed;
     if (failure.code !== DUPLICATE_KEY_CODE) throw error;
     const key = failure.keyValue ?? {};
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the key's _id is a string or an ObjectId, whose toString is its hex form
@@ -79,6 +84,15 @@ async function guardDuplicates<R>(collection: string, id: string | undefined, wr
     if (failure.message) duplicate.message = failure.message;
     throw duplicate;
   }
+}
+
+function driverWrite(write: BulkWrite): AnyBulkWriteOperation {
+  if ('insertOne' in write) return { insertOne: { document: withoutUndefined(write.insertOne.document) as DriverDocument } };
+  if ('replaceOne' in write) {
+    const { filter, replacement } = write.replaceOne;
+    return { replaceOne: { filter: filterWithNulls(filter), replacement: withoutUndefined(replacement) } };
+  }
+  return { deleteOne: { filter: filterWithNulls(write.deleteOne.filter) } };
 }
 
 export class MongoCollection implements Collection {
@@ -154,6 +168,19 @@ export class MongoCollection implements Collection {
     return this.writing(async (bound) => (await this.collection.deleteMany(query, bound)).deletedCount);
   }
 
+  /**
+   * One ordered bulkWrite. Not retried here: a bulk applied in part before its connection failed
+   * would, sent again, count short where it had applied (the driver's own retryable write, which
+   * the server recognises, still stands). With a guard, it runs first and bounds the call.
+   */
+  async bulkWrite(writes: ReadonlyArray<BulkWrite>): Promise<number> {
+    if (writes.length === 0) return 0;
+    const operations = writes.map(driverWrite);
+    const bound = this.guard ? { timeoutMS: Math.max(1, Math.floor(this.guard())) } : {};
+    const result = await guardDuplicates(this.name, undefined, () => this.collection.bulkWrite(operations, { ordered: true, ...bound }));
+    return result.insertedCount + result.matchedCount + result.deletedCount;
+  }
+
   private retrying<T>(operation: () => Promise<T>): Promise<T> {
     return retrying(this.retry, operation);
   }
@@ -212,16 +239,18 @@ export class MongoReadStore implements ReadStore {
     return handle as unknown as Collection<T>;
   }
 
-  /** Creates what is missing and rebuilds an index whose options changed (mongodb-indexes.ts). */
   /** The same database and connection, with `guard` before every write attempt (ReadStore.guardedBy). */
   guardedBy(guard: WriteGuard): ReadStore {
     return new MongoReadStore(this.client, this.db, guard);
   }
 
-  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
-    if (indexes.length === 0) return;
+  /** Creates what is missing and rebuilds an index whose options changed (mongodb-indexes.ts), answering those it rebuilt. */
+  async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<RebuiltIndex[]> {
+    if (indexes.length === 0) return [];
     try {
-      await retrying(DEFAULT_RETRY_POLICY, () => guardDuplicates(collection, undefined, () => reconcileIndexes(this.db.collection(collection), indexes)));
+      return await retrying(DEFAULT_RETRY_POLICY, () =>
+        guardDuplicates(collection, undefined, () => reconcileIndexes(this.db.collection(collection), indexes)),
+      );
     } catch (error) {
       if (error instanceof DuplicateKey) {
         error.message = `${error.message}: ${collection} holds documents a unique index now refuses; run \`assay projections rebuild\` to rebuild the read models.`;

@@ -68,6 +68,9 @@ export async function sagaCatchUpAfter(readStore: ReadStore, projections: Projec
     .collection<{ _id: string; position: number }>(CHECKPOINTS)
     .findOne({ _id: projections.checkpointOf(openBatchesProjection.name) });
   if (!checkpoint) return -1;
-  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find({}, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
+  // A range on the index: the tombstones of closed batches (projection.ts) have no startedAtPosition,
+  // are indexed as null, and stay outside it however many there are.
+  const open = { startedAtPosition: { $gte: 0 } };
+  const oldest = (await readStore.collection<OpenBatchDocument>(OPEN_BATCHES).find(open, { sort: { startedAtPosition: 1 }, limit: 1 })).at(0);
   return oldest ? Math.min(checkpoint.position, oldest.startedAtPosition - 1) : checkpoint.position;
 }

@@ -5,7 +5,9 @@ import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { OPEN_BATCHES, openBatchesProjection, sagaCatchUpAfter } from './open-batches.projection';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { tempDir } from '../../../../test/support/temp-dirs';
+import { withoutEvolveOne } from '../../../../test/contract/read-store.contract';
 
 const metadata = { organization: 'acme', actor: 'test', correlationId: 'c', causationId: 'c' };
 let sequence = 0;
@@ -38,12 +40,12 @@ describe('the trial saga catches up from the oldest open batch', () => {
   }
 
   /** A fresh runner over the log as it is now, as a starting server has, then where the saga starts. */
-  async function catchUpAfter(): Promise<number> {
+  async function catchUpAfter(projectInto: ReadStore = readStore): Promise<number> {
     await runner.stop();
-    runner = new ProjectionRunner(store, readStore, [openBatchesProjection], new JsonLogger('silent'));
+    runner = new ProjectionRunner(store, projectInto, [openBatchesProjection], new JsonLogger('silent'));
     await runner.start();
     await runner.stop();
-    return sagaCatchUpAfter(readStore, runner);
+    return sagaCatchUpAfter(projectInto, runner);
   }
 
   it('reads the whole log while the projection has no checkpoint', async () => {
@@ -69,6 +71,13 @@ describe('the trial saga catches up from the oldest open batch', () => {
     expect(await catchUpAfter()).toBe(running - 1);
     await append(event('BatchSlotReleased', 'b3'), event('BatchFinished', 'b3'));
     expect(await catchUpAfter()).toBe(await store.headPosition());
+  });
+
+  it('passes over the tombstones closed batches leave on a store that reads, then writes (as MongoDB)', async () => {
+    await append(event('BatchStarted', 'b1'), event('BatchSlotReleased', 'b1'), event('BatchFinished', 'b1'));
+    const [running] = await append(event('BatchStarted', 'b2'));
+    expect(await catchUpAfter(withoutEvolveOne(readStore))).toBe(running - 1);
+    expect(await readStore.collection(OPEN_BATCHES).findOne({ _id: 'b1' })).toMatchObject({ _deleted: true });
   });
 
   it('never starts after its checkpoint: a batch started later is read from the log', async () => {

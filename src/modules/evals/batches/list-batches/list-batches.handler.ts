@@ -3,6 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { READ_STORE, ReadStore } from '#infrastructure/read-store/read-store.port';
 import { afterCursor, clampLimit, Cursor, pageOf, sortOf } from '../../shared/cursor';
 import { BATCHES, BatchDocument } from '../batch.projection';
+import { BATCH_TOTALS, BatchTotalDocument, batchTotalId } from '../batch-totals.projection';
 import { ListBatches } from './list-batches.query';
 
 /** The batch summary (list form) of the spec. */
@@ -48,7 +49,7 @@ export const batchCursor = (batch: BatchDocument): Cursor => ({
   name: batch.suiteName ?? batch.suiteId,
 });
 
-/** Which batches a list counts: the organization's, or one suite's of it. */
+/** Which batches a list reads: the organization's, or one suite's of it. */
 const batchScope = (organization: string, suite: string | null) => (suite === null ? { organization } : { organization, suiteId: suite });
 
 /** The filter and options of one page: what the handler and the benchmark's bare route both run. */
@@ -70,8 +71,10 @@ export class ListBatchesHandler implements IQueryHandler<ListBatches, BatchList>
     const limit = clampLimit(requested);
     const batches = this.readStore.collection<BatchDocument>(BATCHES);
     const { filter, options } = batchPageQuery(organization, cursor, limit, suite);
-    const [documents, total] = await Promise.all([batches.find(filter, options), batches.count(batchScope(organization, suite))]);
+    // The total is kept by its projection: counting the batches would cost as many as there are.
+    const totals = this.readStore.collection<BatchTotalDocument>(BATCH_TOTALS);
+    const [documents, counted] = await Promise.all([batches.find(filter, options), totals.findOne({ _id: batchTotalId(organization, suite) })]);
     const page = pageOf(documents, limit, batchCursor, batchSummary);
-    return { batches: page.items, next: page.next, total };
+    return { batches: page.items, next: page.next, total: counted?.batches ?? 0 };
   }
 }

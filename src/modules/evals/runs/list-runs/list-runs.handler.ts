@@ -4,6 +4,7 @@ import { Filter, findToRead, READ_STORE, ReadStore } from '#infrastructure/read-
 import { NotFound } from '#shared/errors';
 import { CASES, CaseDocument, caseDocumentId } from '../../cases/case.projection';
 import { RUNS, RunDocument } from '../run.projection';
+import { RUN_TOTALS, RunTotalDocument, runTotalId } from '../run-totals.projection';
 import { RunView, runViews } from '../run-view';
 import { ListRuns } from './list-runs.query';
 
@@ -30,10 +31,14 @@ export class ListRunsHandler implements IQueryHandler<ListRuns, RunPage> {
     const filter: Filter = { organization, 'case.id': caseId, ...(variantId !== null ? { 'variant.id': variantId } : {}) };
     const runs = this.readStore.collection<RunDocument>(RUNS);
     const sort = { startedAtMillis: -1, _id: -1 } as const;
-    const [documents, total] = await Promise.all([
+    const totals = this.readStore.collection<RunTotalDocument>(RUN_TOTALS);
+    // Pages are numbered (the spec), so a page skips those before it: along the index of this
+    // case's (or variant's) runs, a walk as long as the page number, whatever the collection
+    // holds. The total is kept by its projection instead of counted.
+    const [documents, counted] = await Promise.all([
       findToRead(runs, filter, { sort, skip: (page - 1) * RUNS_PAGE_SIZE, limit: RUNS_PAGE_SIZE }),
-      runs.count(filter),
+      totals.findOne({ _id: runTotalId(organization, caseId, variantId) }),
     ]);
-    return { runs: await runViews(this.readStore, organization, documents), page, pageSize: RUNS_PAGE_SIZE, total };
+    return { runs: await runViews(this.readStore, organization, documents), page, pageSize: RUNS_PAGE_SIZE, total: counted?.runs ?? 0 };
   }
 }
