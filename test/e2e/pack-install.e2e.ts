@@ -156,4 +156,25 @@ describe('the package, packed and installed', () => {
       ['sloppy-agent', ['failed', 'failed', 'failed']],
     ]);
   }, 120_000);
+
+  /**
+   * From a git URL the package is built where it is installed: npm clones the repository at its
+   * HEAD (the commit under test), installs the build's tools there, `prepare` builds, npm packs
+   * and installs it into the project. A global install from git is npm's bug (decision 0094).
+   */
+  it('installs from a git URL into a project, built on install, with a working assay command', async () => {
+    const team = path.join(work, 'from-git');
+    fs.mkdirSync(team);
+    fs.writeFileSync(path.join(team, 'package.json'), JSON.stringify({ name: 'team-project', version: '1.0.0', private: true }));
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund', `git+file://${ROOT}`], { cwd: team, env });
+    if (installed.code !== 0) throw new Error(`npm install from git exited ${installed.code}:\n${installed.stderr.slice(-4000)}`);
+    const command = path.join(team, 'node_modules', '.bin', 'assay');
+    expect(fs.realpathSync(command)).toBe(path.join(team, 'node_modules', 'assay', 'dist', 'cli.js'));
+    // Built there: the package holds what the build makes, none of the sources.
+    expect(fs.existsSync(path.join(team, 'node_modules', 'assay', 'dist', 'viewer', 'index.html'))).toBe(true);
+    expect(fs.existsSync(path.join(team, 'node_modules', 'assay', 'src'))).toBe(false);
+    expect(await run(command, ['--version'], { cwd: team, env })).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const help = await run(command, ['--help'], { cwd: team, env });
+    expect(help.stdout).toMatch(/^Usage: assay <command>/);
+  }, 1_200_000);
 });
