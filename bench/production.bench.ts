@@ -5,6 +5,7 @@
  * The stand-ins are not the servers: these figures measure Assay's side of each path (round trips,
  * the chain's claims, one write per document), not what a real cluster would sustain.
  * - appends/s of one organization through the audit chain: one writer, then two instances at once;
+ * - audit.verify of one organization's events among many more of other organizations';
  * - replay: read-model documents written per second rebuilding from an API-key history;
  * - a list page (evals.batches.list) at 10,000 batches of one organization.
  */
@@ -21,6 +22,8 @@ import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { BATCHES, batchProjection } from '#modules/evals/batches/batch.projection';
 import { ListBatchesHandler } from '#modules/evals/batches/list-batches/list-batches.handler';
 import { ListBatches } from '#modules/evals/batches/list-batches/list-batches.query';
+import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
+import { VerifyAuditChain } from '#modules/audit/verify-chain/verify-chain.query';
 import { allProjections } from '../src/projections';
 import { EventStoreDbTestServer } from '../test/support/eventstoredb/server';
 import { ferretDbMissing, startFerretDb } from '../test/support/ferretdb';
@@ -34,6 +37,9 @@ const REPLAY_KEYS = 1_200;
 const REPLAY_EVENTS = 2_000;
 const BATCHES_LISTED = 10_000;
 const LIST_ROUNDS = 20;
+const VERIFIED_APPENDS = 200;
+const OTHERS_PER_APPEND = 200;
+const VERIFY_ROUNDS = 5;
 
 function orgEvent(organization: string): NewEvent {
   const id = randomUUID();
@@ -83,6 +89,61 @@ async function appendRows(progress: Progress): Promise<Row[]> {
     ];
   } finally {
     await Promise.all([...sqlite, ...esdb].map((store) => store.close()));
+    await server.stop();
+    temp.remove();
+  }
+}
+
+/**
+ * One organization's appends, each followed by other organizations' events (written straight to
+ * the log: they are what a read of the organization must not pay for), then audit.verify of the
+ * organization as the API runs it; median ms.
+ */
+async function verifyAmongOthers(store: EventStore, others: (events: NewEvent[]) => Promise<void>): Promise<number> {
+  for (let index = 0; index < VERIFIED_APPENDS; index++) {
+    await store.append(`bench-${randomUUID()}`, [orgEvent('acme')], 'no_stream');
+    await others(Array.from({ length: OTHERS_PER_APPEND }, (_, other) => orgEvent(`org-${other % 50}`)));
+  }
+  const handler = new VerifyAuditChainHandler(store);
+  const samples: number[] = [];
+  for (let round = 0; round < VERIFY_ROUNDS; round++) {
+    const elapsed = startTimer();
+    const report = await handler.execute(new VerifyAuditChain('acme'));
+    samples.push(elapsed());
+    if (!report.ok || report.checked !== VERIFIED_APPENDS)
+      throw new Error(`audit.verify checked ${report.checked} events: ${JSON.stringify(report.firstBreak)}`);
+  }
+  return median(samples);
+}
+
+async function verifyRows(progress: Progress): Promise<Row[]> {
+  const temp = tempDir('production-verify');
+  const sqlite = new SqliteEventStore(temp.file('events.sqlite'));
+  const server = await EventStoreDbTestServer.start();
+  const esdb = await EventStoreDbEventStore.connect(server.url());
+  try {
+    const asStored = (events: NewEvent[]) =>
+      events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        contentType: 'application/json',
+        data: Buffer.from(JSON.stringify(event.data)),
+        metadata: Buffer.from(JSON.stringify(event.metadata)),
+      }));
+    const sqliteMs = await verifyAmongOthers(sqlite, async (events) => void (await sqlite.append(`others-${randomUUID()}`, events, 'no_stream')));
+    const esdbMs = await verifyAmongOthers(esdb, async (events) => void server.log.commit(`others-${randomUUID()}`, { kind: 'no_stream' }, asStored(events)));
+    progress.log(`audit.verify: ${esdbMs.toFixed(1)} ms on EventStoreDB, ${sqliteMs.toFixed(1)} ms on SQLite`);
+    const others = (VERIFIED_APPENDS * OTHERS_PER_APPEND).toLocaleString('en-US');
+    return [
+      {
+        benchmark: `audit.verify of one organization's ${VERIFIED_APPENDS} events among ${others} of others: EventStoreDB (gRPC test server) vs SQLite`,
+        measure: 'median ms',
+        value: esdbMs,
+        baseline: sqliteMs,
+      },
+    ];
+  } finally {
+    await Promise.all([sqlite.close(), esdb.close()]);
     await server.stop();
     temp.remove();
   }
@@ -188,6 +249,6 @@ export const productionSuite: Suite = {
   description:
     'the EventStoreDB and MongoDB adapters over their wire protocols, against stand-ins (the gRPC test server, FerretDB on SQLite), beside the embedded stores: figures for Assay\u2019s code path, not for a real cluster',
   async run(progress: Progress): Promise<Row[]> {
-    return [...(await appendRows(progress)), ...(await mongoRows(progress))];
+    return [...(await appendRows(progress)), ...(await verifyRows(progress)), ...(await mongoRows(progress))];
   },
 };
