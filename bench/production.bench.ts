@@ -130,7 +130,9 @@ async function verifyRows(progress: Progress): Promise<Row[]> {
         data: Buffer.from(JSON.stringify(event.data)),
         metadata: Buffer.from(JSON.stringify(event.metadata)),
       }));
-    const sqliteMs = await verifyAmongOthers(sqlite, async (events) => void (await sqlite.append(`others-${randomUUID()}`, events, 'no_stream')));
+    const sqliteMs = await verifyAmongOthers(sqlite, async (events) => {
+      await sqlite.append(`others-${randomUUID()}`, events, 'no_stream');
+    });
     const esdbMs = await verifyAmongOthers(esdb, async (events) => void server.log.commit(`others-${randomUUID()}`, { kind: 'no_stream' }, asStored(events)));
     progress.log(`audit.verify: ${esdbMs.toFixed(1)} ms on EventStoreDB, ${sqliteMs.toFixed(1)} ms on SQLite`);
     const others = (VERIFIED_APPENDS * OTHERS_PER_APPEND).toLocaleString('en-US');

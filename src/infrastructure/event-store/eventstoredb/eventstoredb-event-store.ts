@@ -12,7 +12,6 @@ import {
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
 } from '@eventstore/db-client';
 // The client's own debug namespaces and unary append (pinned 6.2.1; not part of its public face).
 import { append as appendOnItsOwnCall } from '@eventstore/db-client/dist/streams/appendToStream/append';
@@ -47,6 +46,7 @@ import {
   toPositionNumber,
   toRecordedEvent,
 } from './eventstoredb-events';
+import { DOMAIN_STREAMS, domainStreamsFilter, readAllFiltered } from './filtered-read';
 import { KnownEventIds } from './known-event-ids';
 import { organizationsOf } from './organization-chain';
 import { DEFAULT_RESUME_POLICY, ResumePolicy, ResumingAllSubscription } from './resuming-subscription';
@@ -159,11 +159,9 @@ export class EventStoreDbEventStore implements EventStore {
     if (maxCount <= 0 || (direction === 'backwards' && after !== undefined && after <= 0)) return [];
     const beyondStart =
       direction === 'forwards' ? (position: number) => after === undefined || position > after : (position: number) => after === undefined || position < after;
-    // System events count against the server's maxCount, so the count is enforced here instead.
-    const read = this.client.readAll({
-      direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
-      fromPosition: readStart(after, direction),
-    });
+    // The server leaves out its own streams and the chain's; system event types in other streams
+    // are dropped here, so the count is enforced here too.
+    const read = readAllFiltered(this.client, { streamRegex: DOMAIN_STREAMS, backwards: direction === 'backwards', fromPosition: readStart(after, direction) });
     const found: T[] = [];
     for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
       const event = convert(resolved);
@@ -197,7 +195,7 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
-    const open = (after: number | undefined) => this.client.subscribeToAll({ fromPosition: readStart(after, 'forwards'), filter: excludeSystemEvents() });
+    const open = (after: number | undefined) => this.client.subscribeToAll({ fromPosition: readStart(after, 'forwards'), filter: domainStreamsFilter() });
     const subscription = new ResumingAllSubscription(
       open,
       options.after,
@@ -271,6 +269,9 @@ export class EventStoreDbEventStore implements EventStore {
       readAt: async (stream, revision) => (await this.readStreamAs(stream, { fromRevision: revision, maxCount: 1 }, toAuditedEvent, true)).at(0),
       write: (stream, events, expected, deadlineMs) => this.write(stream, events, expected, deadlineMs),
       earlierAppend: (stream, events) => this.knownIds.earlierAppend(stream, events),
+      heldAnswer: (stream, events, revision) => this.knownIds.heldAnswer(stream, events, revision),
+      lookUp: (stream, events) => this.knownIds.lookUp(stream, events),
+      remember: (stream, firstRevision, events, lastPosition) => this.knownIds.remember(stream, firstRevision, events, lastPosition),
       checkSize: (stream, events) => this.checkSize(stream, events),
     };
   }
