@@ -141,4 +141,64 @@ describe('the cost of the EventStoreDB adapter', () => {
     await subscription.close();
     expect(await pending).toEqual({ done: true, value: undefined });
   });
+
+  it("reads an organization's events through its chain stream: never the other organizations' events, yet every event of its own, in position order", async () => {
+    const { server, store } = await serverAndStore();
+    const raw = EventStoreDBClient.connectionString(server.url());
+    const around = (stream: string, event: NewEvent) =>
+      raw.appendToStream(stream, [jsonEvent({ id: event.id, type: event.type, data: {}, metadata: event.metadata })]);
+    const others = (count: number) =>
+      server.log.commit(
+        `others-${randomUUID()}`,
+        { kind: 'no_stream' },
+        Array.from({ length: count }, () => {
+          const event = orgEvent('globex');
+          return {
+            id: event.id,
+            type: event.type,
+            contentType: 'application/json',
+            data: Buffer.from('{}'),
+            metadata: Buffer.from(JSON.stringify(event.metadata)),
+          };
+        }),
+      );
+    // Stored before the chain began (an older version of the service), in a stream never appended to again.
+    await around('legacy-1', orgEvent('acme', 'ConnectorAdded'));
+    await store.append('prompt-acme.p', [orgEvent('acme', 'PromptVersionCreated'), orgEvent('acme', 'PromptChannelPromoted')], 'no_stream');
+    others(600);
+    await store.append('batch-a', [orgEvent('acme'), orgEvent('globex')], 'no_stream');
+    others(300);
+    await store.append('prompt-acme.p', [orgEvent('acme', 'PromptChannelPromoted')], 1);
+    // Written around the adapter into one of its streams: read, so that audit.verify reports it.
+    await around('batch-a', orgEvent('acme', 'BatchFinished'));
+    others(300);
+    await raw.dispose();
+    const expected = (await store.readAll()).filter((event) => event.metadata.organization === 'acme').map((event) => event.position);
+    expect(expected).toHaveLength(6);
+
+    server.sentFromAll.clear();
+    expect((await store.readOrganization({ organization: 'acme', maxCount: 100 })).map((event) => event.position)).toEqual(expected);
+    const paged: number[] = [];
+    for (let after: number | undefined; ;) {
+      const page = await store.readOrganization({ organization: 'acme', after, maxCount: 2 });
+      paged.push(...page.map((event) => event.position));
+      if (page.length < 2) break;
+      after = page[page.length - 1].position;
+    }
+    expect(paged).toEqual(expected);
+    expect((await store.readOrganization({ organization: 'acme', maxCount: 100, categories: ['batch'] })).map((event) => event.type)).toEqual([
+      'BatchStarted',
+      'BatchFinished',
+    ]);
+    expect((await store.readOrganization({ organization: 'acme', maxCount: 100, type: 'PromptChannelPromoted' })).map((event) => event.streamName)).toEqual([
+      'prompt-acme.p',
+      'prompt-acme.p',
+    ]);
+    // Of $all, only the start is read for events stored before the first chain claim: one page of 33 events (32 and
+    // the one at the read's start) per read from the start (four here), and the first chain event, found once.
+    expect([...server.sentFromAll.values()].reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(4 * 33 + 1);
+    expect(server.sentFromAll.get('legacy')).toBe(4);
+    expect(server.sentFromAll.get('auditchain')).toBe(1);
+    expect((await new VerifyAuditChainHandler(store).execute(new VerifyAuditChain('acme'))).firstBreak?.reason).toContain('has no hash');
+  });
 });
