@@ -82,6 +82,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.chains = new ChainedAppends(this.chainIo(), { leaseMs: options.chainLeaseMs ?? DEFAULT_CHAIN_LEASE_MS });
     this.organizations = new OrganizationReads({
       readStream: (stream, fromRevision, maxCount) => this.readStreamAs(stream, { fromRevision, maxCount }, toAuditedEvent),
+      readLast: async (stream) => (await this.readStream(stream, { direction: 'backwards', maxCount: 1 })).at(0),
       readAll: (after, maxCount) => this.readAllAs({ after, maxCount }, toAuditedDomainEvent),
       firstChainPosition: () => this.firstChainPosition(),
     });

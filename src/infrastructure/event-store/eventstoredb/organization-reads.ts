@@ -3,10 +3,11 @@
  * organization's chain stream instead of a scan of `$all`. Every append of the organization's
  * events first claims the chain with a claim naming the stream it goes to (chained-appends.ts),
  * so the chain stream lists the organization's streams in `$all` order of their first claim.
- * A read walks those claims and reads each named stream whole, so that events written into the
- * organization's streams around the adapter are read too (and `audit.verify` reports them).
- * Its cost follows the organization's own events: one read of the chain stream per thousand
- * claims, one read per stream, up to the page asked for; never the rest of the log.
+ * A read walks those claims from the last one at or before its cursor and reads each named
+ * stream whole, so that events written into those streams around the adapter are read too (and
+ * `audit.verify` reports them). Its cost follows the organization's own events: a bisection of
+ * the chain stream for the cursor, one read per thousand claims, one per stream, up to the page
+ * asked for; never the rest of the log.
  */
 import { categoryOf } from '../event-store.port';
 import type { AuditedEvent, OrganizationReadOptions, RecordedEvent } from '../event-store.port';
@@ -17,6 +18,8 @@ import { CHAIN_CLAIMED, ChainClaim, chainStreamOf } from './organization-chain';
 export interface OrganizationReadIo {
   /** Events of a stream from a revision, up to a count ([] when it does not exist). */
   readStream(stream: string, fromRevision: number, maxCount?: number): Promise<AuditedEvent[]>;
+  /** The stream's last event, undefined when it does not exist. */
+  readLast(stream: string): Promise<RecordedEvent | undefined>;
   /** Domain events of `$all` after a position, forwards, up to a count (the server's and the chain's streams left out on the server). */
   readAll(after: number | undefined, maxCount: number): Promise<AuditedEvent[]>;
   /** The position of the first event of any organization's chain stream, undefined when there is none. */
@@ -68,9 +71,11 @@ export class OrganizationReads {
   async read(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
     if (options.maxCount <= 0) return [];
     const chain = chainStreamOf(options.organization);
-    const firstClaims = await this.io.readStream(chain, 0, CHAIN_PAGE);
+    const last = await this.io.readLast(chain);
     // No chain stream: nothing stored since the chain began, or the stream was deleted (audit.verify reports that).
-    if (firstClaims.length === 0) return this.scan(options, Number.POSITIVE_INFINITY);
+    if (!last) return this.scan(options, Number.POSITIVE_INFINITY);
+    const from = options.after === undefined ? 0 : await this.lastClaimAtOrBefore(chain, options.after, last);
+    const firstClaims = await this.io.readStream(chain, from, CHAIN_PAGE);
     const found = new FirstByPosition(options.maxCount);
     const began = await this.chainBegan();
     if (options.after === undefined || options.after < began) for (const event of await this.scan(options, began)) found.add(event);
@@ -97,6 +102,23 @@ export class OrganizationReads {
     }
     await readPending();
     return found.events;
+  }
+
+  /**
+   * Where a walk after `position` starts: the last chain event at or before it. Each claim's events
+   * are stored after it and before the next claim, so the claims before that one name no event
+   * after the position. Found by bisection of the chain stream's revisions, one event read each.
+   */
+  private async lastClaimAtOrBefore(chain: string, position: number, last: RecordedEvent): Promise<number> {
+    if (last.position <= position) return last.revision;
+    let [low, high] = [0, last.revision];
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      const event = (await this.io.readStream(chain, middle, 1)).at(0);
+      if (event && event.position <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low;
   }
 
   private wanted(stream: string, options: OrganizationReadOptions): boolean {
