@@ -71,7 +71,24 @@ describe('the cost of the EventStoreDB adapter', () => {
       appends: 2,
     });
     expect(server.refused).toEqual([]);
-    expect(await new VerifyAuditChainHandler(store).execute(new VerifyAuditChain('acme'))).toEqual({ ok: true, checked: 4, unchained: 0, firstBreak: null });
+
+    // Another instance, which holds no head: the chain stream's last claim and the event it names, then the claim and the events.
+    const other = await EventStoreDbEventStore.connect(server.url(), { chainLeaseMs: 30_000 });
+    opened.push(other);
+    expect(await callsDuring(server, () => other.append('batch-2', [orgEvent('acme')], 'no_stream'))).toEqual({
+      streamReads: 2,
+      allReads: 0,
+      subscriptions: 0,
+      appends: 2,
+    });
+    // The first instance's head is stale now: its claim is refused, then it settles the other's and claims again.
+    expect(await callsDuring(server, () => store.append('batch-3', [orgEvent('acme')], 'no_stream'))).toEqual({
+      streamReads: 2,
+      allReads: 0,
+      subscriptions: 0,
+      appends: 3,
+    });
+    expect(await new VerifyAuditChainHandler(store).execute(new VerifyAuditChain('acme'))).toEqual({ ok: true, checked: 6, unchained: 0, firstBreak: null });
   });
 
   it('still answers a retry with the original, whatever revision it expects, reading the stream only to tell', async () => {
