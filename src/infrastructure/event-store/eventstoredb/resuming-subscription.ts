@@ -36,10 +36,11 @@ function oneLine(text: string): string {
  * The client's catch-up subscription, made to keep the port's promise (every event after the
  * start, in order, no gap, no repeat, until `close()`) across drops: when the server restarts or
  * the network fails, it resubscribes after the last position it delivered, with a backoff, and
- * says it is down meanwhile (`fault`). The server filters out the server's and the chain's streams
- * and says how far it searched; this drops what a stream-name filter cannot (system event types in
- * other streams, unresolved links) and anything at or before the last delivered position, and ends a pending `next()` as soon as it is closed (cancelling the
- * gRPC call does not always end the client's stream).
+ * says it is down meanwhile (`fault`). The server filters out the server's and the chain's
+ * streams and says how far it searched; this drops what a stream-name filter cannot (system event
+ * types in other streams, unresolved links) and anything at or before the last delivered
+ * position, and ends a pending `next()` as soon as it is closed (cancelling the gRPC call does
+ * not always end the client's stream).
  *
  * Each wait races the read against a promise made for that wait alone: racing every read
  * against one long-lived promise would leave a reaction, holding the event, on it per read.
