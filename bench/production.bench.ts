@@ -5,15 +5,18 @@
  * The stand-ins are not the servers: these figures measure Assay's side of each path (round trips,
  * the chain's claims, the replay's bulks), not what a real cluster would sustain.
  * - appends/s of one organization through the audit chain: one writer, then two instances at once;
+ * - audit.verify of one organization's events among many more of other organizations';
  * - replay: read-model documents written per second rebuilding from an API-key history;
  * - a list page (evals.batches.list) at 10,000 batches of one organization.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { EventStore, NewEvent } from '#infrastructure/event-store/event-store.port';
 import { EventStoreDbEventStore } from '#infrastructure/event-store/eventstoredb/eventstoredb-event-store';
 import { SqliteEventStore } from '#infrastructure/event-store/sqlite/sqlite-event-store';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
+import { deriveChainKey } from '#infrastructure/secrets/chain-key';
+import { KeyRing } from '#infrastructure/secrets/key-ring';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
 import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
 import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
@@ -22,6 +25,8 @@ import { BATCHES, batchProjection } from '#modules/evals/batches/batch.projectio
 import { BATCH_TOTALS, batchTotalId } from '#modules/evals/batches/batch-totals.projection';
 import { ListBatchesHandler } from '#modules/evals/batches/list-batches/list-batches.handler';
 import { ListBatches } from '#modules/evals/batches/list-batches/list-batches.query';
+import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
+import { VerifyAuditChain } from '#modules/audit/verify-chain/verify-chain.query';
 import { allProjections } from '../src/projections';
 import { EventStoreDbTestServer } from '../test/support/eventstoredb/server';
 import { ferretDbMissing, startFerretDb } from '../test/support/ferretdb';
@@ -35,6 +40,9 @@ const REPLAY_KEYS = 1_200;
 const REPLAY_EVENTS = 2_000;
 const BATCHES_LISTED = 10_000;
 const LIST_ROUNDS = 20;
+const VERIFIED_APPENDS = 200;
+const OTHERS_PER_APPEND = 200;
+const VERIFY_ROUNDS = 5;
 
 function orgEvent(organization: string): NewEvent {
   const id = randomUUID();
@@ -84,6 +92,70 @@ async function appendRows(progress: Progress): Promise<Row[]> {
     ];
   } finally {
     await Promise.all([...sqlite, ...esdb].map((store) => store.close()));
+    await server.stop();
+    temp.remove();
+  }
+}
+
+/**
+ * One organization's appends, each followed by other organizations' events (written straight to
+ * the log: they are what a read of the organization must not pay for), then audit.verify of the
+ * organization as the API runs it; median ms.
+ */
+async function verifyAmongOthers(store: EventStore, masterKey: Buffer, others: (events: NewEvent[]) => Promise<void>): Promise<number> {
+  for (let index = 0; index < VERIFIED_APPENDS; index++) {
+    await store.append(`bench-${randomUUID()}`, [orgEvent('acme')], 'no_stream');
+    await others(Array.from({ length: OTHERS_PER_APPEND }, (_, other) => orgEvent(`org-${other % 50}`)));
+  }
+  const handler = new VerifyAuditChainHandler(store, new KeyRing(store, masterKey));
+  const samples: number[] = [];
+  for (let round = 0; round < VERIFY_ROUNDS; round++) {
+    const elapsed = startTimer();
+    const report = await handler.execute(new VerifyAuditChain('acme'));
+    samples.push(elapsed());
+    if (!report.ok || report.checked !== VERIFIED_APPENDS)
+      throw new Error(`audit.verify checked ${report.checked} events: ${JSON.stringify(report.firstBreak)}`);
+  }
+  return median(samples);
+}
+
+async function verifyRows(progress: Progress): Promise<Row[]> {
+  const temp = tempDir('production-verify');
+  // Keyed, as a server keys its chains.
+  const masterKey = randomBytes(32);
+  const chainKey = deriveChainKey(masterKey);
+  const sqlite = new SqliteEventStore(temp.file('events.sqlite'), { chainKey });
+  const server = await EventStoreDbTestServer.start();
+  const esdb = await EventStoreDbEventStore.connect(server.url(), { chainKey });
+  try {
+    const asStored = (events: NewEvent[]) =>
+      events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        contentType: 'application/json',
+        data: Buffer.from(JSON.stringify(event.data)),
+        metadata: Buffer.from(JSON.stringify(event.metadata)),
+      }));
+    const sqliteMs = await verifyAmongOthers(sqlite, masterKey, async (events) => {
+      await sqlite.append(`others-${randomUUID()}`, events, 'no_stream');
+    });
+    const esdbMs = await verifyAmongOthers(
+      esdb,
+      masterKey,
+      async (events) => void server.log.commit(`others-${randomUUID()}`, { kind: 'no_stream' }, asStored(events)),
+    );
+    progress.log(`audit.verify: ${esdbMs.toFixed(1)} ms on EventStoreDB, ${sqliteMs.toFixed(1)} ms on SQLite`);
+    const others = (VERIFIED_APPENDS * OTHERS_PER_APPEND).toLocaleString('en-US');
+    return [
+      {
+        benchmark: `audit.verify of one organization's ${VERIFIED_APPENDS} events among ${others} of others: EventStoreDB (gRPC test server) vs SQLite`,
+        measure: 'median ms',
+        value: esdbMs,
+        baseline: sqliteMs,
+      },
+    ];
+  } finally {
+    await Promise.all([sqlite.close(), esdb.close()]);
     await server.stop();
     temp.remove();
   }
@@ -199,6 +271,6 @@ export const productionSuite: Suite = {
   description:
     'the EventStoreDB and MongoDB adapters over their wire protocols, against stand-ins (the gRPC test server, FerretDB on SQLite), beside the embedded stores: figures for Assay\u2019s code path, not for a real cluster',
   async run(progress: Progress): Promise<Row[]> {
-    return [...(await appendRows(progress)), ...(await mongoRows(progress))];
+    return [...(await appendRows(progress)), ...(await verifyRows(progress)), ...(await mongoRows(progress))];
   },
 };

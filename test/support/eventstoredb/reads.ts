@@ -19,7 +19,13 @@ function countOf(options: ReadReq.Options): number {
   return count === '' ? Number.MAX_SAFE_INTEGER : Math.min(Number(count), Number.MAX_SAFE_INTEGER);
 }
 
-/** The filter of a read or subscription: on the event type or the stream name, by regex or prefixes. */
+/**
+ * The filter of a read or subscription, as the server's EventFilter builds it from the request
+ * (`EventFilter.Get`): on the event type or the stream name; a regex is matched anywhere in it
+ * (.NET `Regex.IsMatch`, whose lookaheads JavaScript reads alike), prefixes by `StartsWith`.
+ * The server applies it before it sends anything: filtered-out events never cross the wire, and a
+ * filtered read's count counts matching events only.
+ */
 function filterOf(options: ReadReq.Options): ((event: StoredEvent) => boolean) | null {
   const filter = options.getFilter();
   if (!options.hasFilter() || !filter) return null;
@@ -70,7 +76,7 @@ export function readStream(call: ReadCall, log: TestLog, options: ReadReq.Option
  * A `$all` read: forwards from a position inclusive (the first event at or after it), backwards
  * strictly before it; system events included, as the server sends them unless filtered.
  */
-export function readAll(call: ReadCall, log: TestLog, options: ReadReq.Options): void {
+export function readAll(call: ReadCall, log: TestLog, options: ReadReq.Options, sent: (event: StoredEvent) => void = () => undefined): void {
   const all = options.getAll();
   const backwards = options.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS;
   const position = all?.hasPosition() ? BigInt(all.getPosition()?.getCommitPosition() ?? '0') : null;
@@ -79,7 +85,10 @@ export function readAll(call: ReadCall, log: TestLog, options: ReadReq.Options):
   let ordered: StoredEvent[];
   if (backwards) ordered = log.all.filter((event) => (position === null ? true : event.position < position)).reverse();
   else ordered = atEnd ? [] : log.all.filter((event) => position === null || event.position >= position);
-  for (const event of ordered.filter(matches).slice(0, countOf(options))) call.write(readEvent(event));
+  for (const event of ordered.filter(matches).slice(0, countOf(options))) {
+    sent(event);
+    call.write(readEvent(event));
+  }
   call.end();
 }
 
@@ -91,7 +100,7 @@ export function readAll(call: ReadCall, log: TestLog, options: ReadReq.Options):
  * maxSearchWindow events (32 by default, the server's ReadBatchSize), so that a client whose
  * filter matches nothing still learns how far the log was searched.
  */
-export function subscribeToAll(call: ReadCall, log: TestLog, options: ReadReq.Options): void {
+export function subscribeToAll(call: ReadCall, log: TestLog, options: ReadReq.Options, sent: (event: StoredEvent) => void = () => undefined): void {
   const all = options.getAll();
   const filter = filterOf(options);
   const filterOptions = options.getFilter();
@@ -117,7 +126,10 @@ export function subscribeToAll(call: ReadCall, log: TestLog, options: ReadReq.Op
       const event = log.all[cursor++];
       after = event.position;
       scanned += 1;
-      if (!filter || filter(event)) call.write(readEvent(event));
+      if (!filter || filter(event)) {
+        sent(event);
+        call.write(readEvent(event));
+      }
       if (interval > 0 && scanned % interval === 0) {
         const checkpoint = new ReadResp.Checkpoint().setCommitPosition(String(event.position)).setPreparePosition(String(event.position));
         call.write(new ReadResp().setCheckpoint(checkpoint));

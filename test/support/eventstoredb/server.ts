@@ -54,6 +54,10 @@ export class EventStoreDbTestServer implements AppendHost {
   notLeader: { host: string; port: number } | null = null;
   before: CommitHook | undefined;
   after: CommitHook | undefined;
+  /** The calls this node answered, by kind: what a client's round trips cost, counted where they arrive. */
+  readonly calls = { streamReads: 0, allReads: 0, subscriptions: 0, appends: 0 };
+  /** Events sent on `$all` reads and subscriptions, by stream category (the name before its first `-`). */
+  readonly sentFromAll = new Map<string, number>();
   /** Streams whose access control refuses this server's writers. */
   readonly denied = new Set<string>();
   private port = 0;
@@ -72,7 +76,10 @@ export class EventStoreDbTestServer implements AppendHost {
     const node = new EventStoreDbTestServer(server, options);
     server.addService(StreamsService, {
       read: (call: ServerWritableStream<ReadReq, ReadResp>) => node.read(call),
-      append: (call: Parameters<typeof append>[1], callback: Parameters<typeof append>[2]) => append(node, call, callback),
+      append: (call: Parameters<typeof append>[1], callback: Parameters<typeof append>[2]) => {
+        node.calls.appends += 1;
+        append(node, call, callback);
+      },
       batchAppend: (call: Parameters<typeof batchAppend>[1]) => batchAppend(node, call),
     });
     server.addService(ServerFeaturesService, {
@@ -144,17 +151,24 @@ export class EventStoreDbTestServer implements AppendHost {
       return;
     }
     if (!options) return void call.emit('error', { code: GrpcStatus.INVALID_ARGUMENT, details: 'Read without options' });
+    const sent = (event: StoredEvent) => {
+      const category = event.stream.split('-')[0];
+      this.sentFromAll.set(category, (this.sentFromAll.get(category) ?? 0) + 1);
+    };
     if (options.hasSubscription()) {
       if (options.hasAll()) {
-        subscribeToAll(call, this.log, options);
+        this.calls.subscriptions += 1;
+        subscribeToAll(call, this.log, options, sent);
         return;
       }
       return void call.emit('error', { code: GrpcStatus.UNIMPLEMENTED, details: 'stream subscriptions are not modelled' });
     }
     if (options.hasAll()) {
-      readAll(call, this.log, options);
+      this.calls.allReads += 1;
+      readAll(call, this.log, options, sent);
       return;
     }
+    this.calls.streamReads += 1;
     readStream(call, this.log, options);
   }
 

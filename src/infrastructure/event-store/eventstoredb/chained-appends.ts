@@ -18,8 +18,14 @@ export interface ChainIo {
    * because the same ids were already there.
    */
   write(stream: string, events: NewEvent[], expected: ExpectedRevision, deadlineMs?: number): Promise<AppendResult & { recognisedRetry: boolean }>;
-  /** The original result when these events were appended before (the adapter's idempotency). */
+  /** The original result when these events were appended before (the adapter's idempotency): a read of the stream's tail. */
   earlierAppend(stream: string, events: NewEvent[]): Promise<AppendResult | undefined>;
+  /** The same without a read, when the ids held cover the stream through `revision`: null for none; undefined when a read must tell. */
+  heldAnswer(stream: string, events: NewEvent[], revision: number): AppendResult | null | undefined;
+  /** earlierAppend, with the stream's last revision as that read found it (-1: no stream). */
+  lookUp(stream: string, events: NewEvent[]): Promise<{ earlier: AppendResult | undefined; lastRevision: number }>;
+  /** Events this writer has just stored at `firstRevision` on, the last at `lastPosition`. */
+  remember(stream: string, firstRevision: number, events: NewEvent[], lastPosition: number): void;
   /** Throws AppendTooLarge when the events, as stored, are more than one append may carry. */
   checkSize(stream: string, events: NewEvent[]): void;
 }
@@ -94,9 +100,6 @@ export class ChainedAppends {
     return this.locks.holding(organizations, async () => {
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
         if (attempt > 1) await sleep(Math.min(MAX_POLL_MS, FIRST_POLL_MS * attempt) * Math.random());
-        // In the organization's turn: a retry of this append by this process may just have stored it.
-        const earlier = await this.io.earlierAppend(stream, events);
-        if (earlier) return earlier;
         const outcome = await this.attempt(stream, events, expected, organizations);
         if (outcome !== RETRY) return outcome;
       }
@@ -105,20 +108,13 @@ export class ChainedAppends {
   }
 
   private async attempt(stream: string, events: NewEvent[], expected: ExpectedRevision, organizations: string[]): Promise<AppendResult | typeof RETRY> {
-    const base = await this.baseRevision(stream, expected);
     const heads = new Map<string, SettledHead>();
-    let waited = false;
-    for (const organization of organizations) {
-      const cached = this.heads.get(organization);
-      waited ||= cached === undefined;
-      heads.set(organization, cached ?? (await this.settledHead(organization)));
-    }
-    // A claim settled meanwhile may have been another instance's append of these very ids (two
-    // sagas reacting to one event): linking them again would give the log events it never stores.
-    if (waited) {
-      const earlier = await this.io.earlierAppend(stream, events);
-      if (earlier) return earlier;
-    }
+    for (const organization of organizations) heads.set(organization, this.heads.get(organization) ?? (await this.settledHead(organization)));
+    // Looked at once the heads are settled: a claim settled meanwhile may have been another
+    // instance's append of these very ids (two sagas reacting to one event).
+    const target = await this.target(stream, events, expected);
+    if (typeof target !== 'number') return target;
+    const base = target;
     const { stored, claims } = linkAppend(stream, events, base + 1, new Date().toISOString(), heads, this.timing.chainKey ?? null);
     this.io.checkSize(stream, stored);
     const claimedAt = this.now();
@@ -139,6 +135,7 @@ export class ChainedAppends {
         await this.voidOwn(held, 'its events were stored by an earlier append of the same ids');
       } else {
         for (const { organization, revision, claim } of held) this.heads.set(organization, { revision, hash: claim.hash });
+        this.io.remember(stream, base + 1, stored, result.position);
       }
       return result;
     } catch (error) {
@@ -185,11 +182,24 @@ export class ChainedAppends {
     throw error;
   }
 
-  /** The revision the append's first event will have, less one (-1 for a new stream). */
-  private async baseRevision(stream: string, expected: ExpectedRevision): Promise<number> {
-    if (typeof expected === 'number') return expected;
+  /**
+   * The revision the append's first event will have, less one (-1 for a new stream), or the
+   * original result when these ids were appended before. Reads the stream only when it must:
+   * - `no_stream`: never. A stream that exists refuses the append (and a refusal looks for the
+   *   ids), or the server recognises the same ids at the same revisions and answers the original.
+   * - a revision: not when the ids this writer holds cover the stream through it (its own last
+   *   append, typically). Events beyond it make the server refuse or recognise the append.
+   * - `any`, `stream_exists`: one read of the stream's tail gives both the ids and the revision.
+   */
+  private async target(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<number | AppendResult> {
     if (expected === 'no_stream') return -1;
-    const last = (await this.io.readLast(stream))?.revision ?? -1;
+    if (typeof expected === 'number') {
+      const held = this.io.heldAnswer(stream, events, expected);
+      if (held === null) return expected;
+      return held ?? (await this.io.earlierAppend(stream, events)) ?? expected;
+    }
+    const { earlier, lastRevision: last } = await this.io.lookUp(stream, events);
+    if (earlier) return earlier;
     if (expected === 'stream_exists' && last === -1) throw new WrongExpectedVersion(stream, expected, -1);
     return last;
   }

@@ -12,7 +12,6 @@ import {
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
-  excludeSystemEvents,
 } from '@eventstore/db-client';
 // The client's own debug namespaces and unary append (pinned 6.2.1; not part of its public face).
 import { append as appendOnItsOwnCall } from '@eventstore/db-client/dist/streams/appendToStream/append';
@@ -34,7 +33,6 @@ import {
   SubscribeToAllOptions,
   WrongExpectedVersion,
 } from '../event-store.port';
-import { matchesOrganizationRead } from '../organization-filter';
 import { classifiedAppendError } from './append-errors';
 import { appendSize } from './append-size';
 import { ChainedAppends, ChainIo, DEFAULT_CHAIN_LEASE_MS } from './chained-appends';
@@ -48,13 +46,14 @@ import {
   toPositionNumber,
   toRecordedEvent,
 } from './eventstoredb-events';
+import { CHAIN_STREAMS, DOMAIN_STREAMS, domainStreamsFilter, readAllFiltered } from './filtered-read';
 import { KnownEventIds } from './known-event-ids';
 import { organizationsOf } from './organization-chain';
+import { OrganizationReads } from './organization-reads';
 import { DEFAULT_RESUME_POLICY, ResumePolicy, ResumingAllSubscription } from './resuming-subscription';
 
 /** EventStoreDB's default MaxAppendSize: the most one append may carry. */
 export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
-const ORGANIZATION_READ_PAGE = 500;
 
 export interface EventStoreDbOptions {
   /** The server's MaxAppendSize, when it was changed from 1 MiB. */
@@ -76,6 +75,7 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly knownIds = new KnownEventIds((stream, fromRevision) => this.readStreamAs(stream, { fromRevision }, toRecordedEvent, true));
   private readonly maxAppendBytes: number;
   private readonly chains: ChainedAppends;
+  private readonly organizations: OrganizationReads;
 
   private constructor(
     private readonly client: EventStoreDBClient,
@@ -83,6 +83,12 @@ export class EventStoreDbEventStore implements EventStore {
   ) {
     this.maxAppendBytes = options.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
     this.chains = new ChainedAppends(this.chainIo(), { leaseMs: options.chainLeaseMs ?? DEFAULT_CHAIN_LEASE_MS, chainKey: options.chainKey });
+    this.organizations = new OrganizationReads({
+      readStream: (stream, fromRevision, maxCount) => this.readStreamAs(stream, { fromRevision, maxCount }, toAuditedEvent),
+      readLast: async (stream) => (await this.readStream(stream, { direction: 'backwards', maxCount: 1 })).at(0),
+      readAll: (after, maxCount) => this.readAllAs({ after, maxCount }, toAuditedDomainEvent),
+      firstChainPosition: () => this.firstChainPosition(),
+    });
   }
 
   /** The client connects lazily; `url` is a connection string such as esdb://host:2113?tls=false. */
@@ -156,51 +162,46 @@ export class EventStoreDbEventStore implements EventStore {
     return found;
   }
 
+  /**
+   * `$all` as the port reads it. The server leaves out its own streams and the chain's, and counts
+   * only what it sends; what a stream-name filter cannot leave out (system event types in other
+   * streams, unresolved links) is dropped here, and as many are asked for again after it.
+   */
   private async readAllAs<T extends RecordedEvent>(options: ReadAllOptions, convert: (resolved: AllStreamResolvedEvent) => T | undefined): Promise<T[]> {
     const direction = options.direction ?? 'forwards';
-    const { after, maxCount = Number.POSITIVE_INFINITY } = options;
+    const { maxCount = Number.POSITIVE_INFINITY } = options;
+    let after = options.after;
     if (maxCount <= 0 || (direction === 'backwards' && after !== undefined && after <= 0)) return [];
-    const beyondStart =
-      direction === 'forwards' ? (position: number) => after === undefined || position > after : (position: number) => after === undefined || position < after;
-    // System events count against the server's maxCount, so the count is enforced here instead.
-    const read = this.client.readAll({
-      direction: direction === 'forwards' ? FORWARDS : BACKWARDS,
-      fromPosition: readStart(after, direction),
-    });
     const found: T[] = [];
-    for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-      const event = convert(resolved);
-      if (event && beyondStart(event.position)) found.push(event);
-      if (found.length >= maxCount) {
-        await read.cancel();
-        break;
+    for (;;) {
+      const start = after;
+      const beyondStart = (position: number) => start === undefined || (direction === 'forwards' ? position > start : position < start);
+      // One more than wanted: a forwards read includes the event at its start, which the port's `after` excludes.
+      const asked = Number.isFinite(maxCount) ? maxCount - found.length + 1 : undefined;
+      const read = readAllFiltered(this.client, {
+        streamRegex: DOMAIN_STREAMS,
+        backwards: direction === 'backwards',
+        fromPosition: readStart(start, direction),
+        ...(asked === undefined ? {} : { maxCount: asked }),
+      });
+      let sent = 0;
+      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        sent += 1;
+        if (resolved.commitPosition !== undefined) after = toPositionNumber({ commit: resolved.commitPosition, prepare: resolved.commitPosition });
+        const event = convert(resolved);
+        if (event && beyondStart(event.position)) found.push(event);
       }
+      if (asked === undefined || sent < asked || found.length >= maxCount || after === start) return found.slice(0, maxCount);
     }
-    return found;
   }
 
-  /**
-   * EventStoreDB indexes no metadata, so an organization's events are found by reading `$all`
-   * forwards from the cursor, page by page, and keeping the organization's: bounded by the cursor,
-   * not by the log's size, for each page the caller asks for. Each event reads with its link in
-   * the organization's chain, kept in its metadata (organization-chain.ts).
-   */
-  async readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
-    const found: AuditedEvent[] = [];
-    let after = options.after;
-    while (found.length < options.maxCount) {
-      const page = await this.readAllAs({ after, maxCount: ORGANIZATION_READ_PAGE }, toAuditedDomainEvent);
-      for (const event of page) {
-        if (matchesOrganizationRead(event, options) && found.length < options.maxCount) found.push(event);
-      }
-      if (page.length < ORGANIZATION_READ_PAGE) break;
-      after = page[page.length - 1].position;
-    }
-    return found;
+  /** The organization's events, found through its chain stream (organization-reads.ts). */
+  readOrganization(options: OrganizationReadOptions): Promise<AuditedEvent[]> {
+    return this.organizations.read(options);
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): AllSubscription {
-    const open = (after: number | undefined) => this.client.subscribeToAll({ fromPosition: readStart(after, 'forwards'), filter: excludeSystemEvents() });
+    const open = (after: number | undefined) => this.client.subscribeToAll({ fromPosition: readStart(after, 'forwards'), filter: domainStreamsFilter() });
     const subscription = new ResumingAllSubscription(
       open,
       options.after,
@@ -228,6 +229,15 @@ export class EventStoreDbEventStore implements EventStore {
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     await this.client.dispose();
+  }
+
+  private async firstChainPosition(): Promise<number | undefined> {
+    // Read to its end (one event at most): a read left early keeps its call open.
+    let first: number | undefined;
+    for await (const resolved of readAllFiltered(this.client, { streamRegex: CHAIN_STREAMS, maxCount: 1 })) {
+      if (resolved.event) first ??= toRecordedEvent(resolved.event, resolved.commitPosition).position;
+    }
+    return first;
   }
 
   private checkSize(stream: string, events: NewEvent[]): void {
@@ -274,6 +284,9 @@ export class EventStoreDbEventStore implements EventStore {
       readAt: async (stream, revision) => (await this.readStreamAs(stream, { fromRevision: revision, maxCount: 1 }, toAuditedEvent, true)).at(0),
       write: (stream, events, expected, deadlineMs) => this.write(stream, events, expected, deadlineMs),
       earlierAppend: (stream, events) => this.knownIds.earlierAppend(stream, events),
+      heldAnswer: (stream, events, revision) => this.knownIds.heldAnswer(stream, events, revision),
+      lookUp: (stream, events) => this.knownIds.lookUp(stream, events),
+      remember: (stream, firstRevision, events, lastPosition) => this.knownIds.remember(stream, firstRevision, events, lastPosition),
       checkSize: (stream, events) => this.checkSize(stream, events),
     };
   }

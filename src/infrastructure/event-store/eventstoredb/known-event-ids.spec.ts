@@ -77,4 +77,24 @@ describe('the event ids the EventStoreDB adapter checks before each append', () 
     expect(await known.earlierAppend('huge', huge)).toEqual({ nextExpectedRevision: 0, position: huge[0].position });
     expect(known.size).toBeLessThanOrEqual(250);
   });
+
+  it('answers from the ids it holds what it appended itself, without a read, at a revision they cover', async () => {
+    const streams = new Streams();
+    const known = new KnownEventIds(streams.readTail);
+    const first = newEvents(2);
+    expect(known.heldAnswer('s-1', first, -1)).toBeUndefined();
+    streams.append('s-1', first);
+    known.remember('s-1', 0, first, 2);
+    expect(known.heldAnswer('s-1', first, 1)).toEqual({ nextExpectedRevision: 1, position: 2 });
+    expect(known.heldAnswer('s-1', newEvents(1), 1)).toBeNull();
+    // Beyond what it holds: another instance may have appended since.
+    expect(known.heldAnswer('s-1', newEvents(1), 2)).toBeUndefined();
+    // The first event alone: the server reported the last one's position only, so a read tells.
+    expect(known.heldAnswer('s-1', [first[0]], 1)).toBeUndefined();
+    expect(await known.earlierAppend('s-1', [first[0]])).toEqual({ nextExpectedRevision: 0, position: 1 });
+    expect(streams.eventsRead).toBe(2);
+    // What does not continue what it holds is not held.
+    known.remember('s-2', 3, newEvents(1), 9);
+    expect(known.heldAnswer('s-2', newEvents(1), 3)).toBeUndefined();
+  });
 });

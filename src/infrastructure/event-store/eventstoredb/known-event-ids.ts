@@ -3,8 +3,12 @@ import { IdempotencyViolation } from '../event-store.port';
 
 interface StoredEvent {
   revision: number;
-  position: number;
+  /** Undefined for an event this process appended that was not the last of its append (the server reports the last one's). */
+  position: number | undefined;
 }
+
+/** A match whose position is not held: only a read can answer it. */
+const POSITION_UNKNOWN = Symbol('position unknown');
 
 interface StreamIds {
   readonly byId: Map<string, StoredEvent>;
@@ -24,7 +28,8 @@ const DEFAULT_MAX_IDS = 100_000;
  * expected revision, or for `any` from a bounded cache; it indexes no event ids. So the ids are
  * kept here: a stream is read whole the first time, and afterwards only its tail since the last
  * look (the events appended since, by this or another instance), which is one short read per
- * append. Streams are forgotten least recently used first beyond `maxIds` ids in all, and then
+ * append. What this process appends itself is held as it is stored, so its next append at the
+ * revision it knows needs no read at all (`heldAnswer`). Streams are forgotten least recently used first beyond `maxIds` ids in all, and then
  * read whole again when next appended to: the answer stays exact, only slower.
  */
 export class KnownEventIds {
@@ -42,8 +47,55 @@ export class KnownEventIds {
    * the first id consecutively, else IdempotencyViolation.
    */
   async earlierAppend(stream: string, events: readonly NewEvent[]): Promise<AppendResult | undefined> {
-    if (events.length === 0) return undefined;
-    const byId = await this.current(stream);
+    return (await this.lookUp(stream, events)).earlier;
+  }
+
+  /** earlierAppend, with the stream's last revision as that read found it (-1: no stream). */
+  async lookUp(stream: string, events: readonly NewEvent[]): Promise<{ earlier: AppendResult | undefined; lastRevision: number }> {
+    let entry = await this.current(stream);
+    if (events.length === 0) return { earlier: undefined, lastRevision: entry.through };
+    let found = this.match(stream, entry.byId, events);
+    if (found === POSITION_UNKNOWN) {
+      // A retry of part of this process's own append: the stream is read whole again, positions included.
+      this.forget(stream);
+      entry = await this.current(stream);
+      found = this.match(stream, entry.byId, events);
+    }
+    return { earlier: found === POSITION_UNKNOWN ? undefined : found, lastRevision: entry.through };
+  }
+
+  /**
+   * The same answer without a read, when the ids held cover the stream through `revision` (the
+   * revision an append expects): the earlier append, or null when none of these ids is there.
+   * Undefined when only a read can tell.
+   */
+  heldAnswer(stream: string, events: readonly NewEvent[], revision: number): AppendResult | null | undefined {
+    const entry = this.streams.get(stream);
+    if (events.length === 0 || !entry || entry.through < revision) return undefined;
+    const found = this.match(stream, entry.byId, events);
+    return found === POSITION_UNKNOWN ? undefined : (found ?? null);
+  }
+
+  /**
+   * The events this process has just stored at `firstRevision` on, the last at `lastPosition`:
+   * held when they continue what is held (or start the stream), so that its next append to the
+   * stream at the revision it knows needs no read.
+   */
+  remember(stream: string, firstRevision: number, events: readonly NewEvent[], lastPosition: number): void {
+    const entry = this.streams.get(stream) ?? (firstRevision === 0 ? { byId: new Map<string, StoredEvent>(), through: -1 } : undefined);
+    if (!entry || entry.through !== firstRevision - 1 || events.length === 0) return;
+    this.streams.delete(stream);
+    events.forEach((event, index) => {
+      if (entry.byId.has(event.id)) return;
+      entry.byId.set(event.id, { revision: firstRevision + index, position: index === events.length - 1 ? lastPosition : undefined });
+      this.held += 1;
+    });
+    entry.through = firstRevision + events.length - 1;
+    this.streams.set(stream, entry);
+    this.evictBeyondLimit(stream);
+  }
+
+  private match(stream: string, byId: Map<string, StoredEvent>, events: readonly NewEvent[]): AppendResult | undefined | typeof POSITION_UNKNOWN {
     const first = byId.get(events[0].id);
     if (!first) return undefined;
     let last = first;
@@ -52,7 +104,14 @@ export class KnownEventIds {
       if (stored?.revision !== first.revision + index) throw new IdempotencyViolation(stream);
       last = stored;
     }
-    return { nextExpectedRevision: last.revision, position: last.position };
+    return last.position === undefined ? POSITION_UNKNOWN : { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  private forget(stream: string): void {
+    const entry = this.streams.get(stream);
+    if (!entry) return;
+    this.streams.delete(stream);
+    this.held -= entry.byId.size;
   }
 
   /** How many ids are held now (for tests and diagnostics). */
@@ -60,7 +119,7 @@ export class KnownEventIds {
     return this.held;
   }
 
-  private async current(stream: string): Promise<Map<string, StoredEvent>> {
+  private async current(stream: string): Promise<StreamIds> {
     for (;;) {
       const from = (this.streams.get(stream)?.through ?? -1) + 1;
       const tail = await this.readTail(stream, from);
@@ -80,7 +139,7 @@ export class KnownEventIds {
       }
       this.streams.set(stream, entry);
       this.evictBeyondLimit(stream);
-      return entry.byId;
+      return entry;
     }
   }
 

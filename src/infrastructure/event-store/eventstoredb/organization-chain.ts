@@ -28,7 +28,7 @@ export interface StoredLink extends ChainLink {
   recordedAt: string;
 }
 
-const CHAIN_STREAM_PREFIX = 'auditchain-';
+export const CHAIN_STREAM_PREFIX = 'auditchain-';
 
 export function chainStreamOf(organization: string): string {
   return `${CHAIN_STREAM_PREFIX}${organization}`;

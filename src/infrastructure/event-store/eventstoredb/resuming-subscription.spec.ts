@@ -197,4 +197,30 @@ describe('the EventStoreDB subscription loop', () => {
     expect((await iterator.next()).value).toMatchObject({ position: 4 });
     await subscription.close();
   });
+
+  it("resubscribes after what the server's filter searched, not back at the last event it delivered", async () => {
+    const opened: Array<number | undefined> = [];
+    const subscription = new ResumingAllSubscription(
+      (after) => {
+        opened.push(after);
+        if (opened.length > 1) return stubSource(idle);
+        return stubSource(async function* () {
+          yield resolved(1);
+          yield { searchedThrough: { commit: 500n, prepare: 500n } } as unknown as AllStreamResolvedEvent;
+          throw new Error('14 UNAVAILABLE: Connection dropped');
+        });
+      },
+      undefined,
+      () => undefined,
+      { initialDelayMs: 1, maxDelayMs: 1 },
+    );
+    const iterator = subscription[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ position: 1 });
+    const pending = iterator.next();
+    while (opened.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(opened).toEqual([undefined, 500]);
+    expect(subscription.resumesAfter).toBe(500);
+    await subscription.close();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
 });

@@ -1,9 +1,10 @@
 import type { AllStreamResolvedEvent } from '@eventstore/db-client';
 import type { AllSubscription, RecordedEvent } from '../event-store.port';
-import { toDomainEvent } from './eventstoredb-events';
+import { toDomainEvent, toPositionNumber } from './eventstoredb-events';
+import type { SearchedThrough } from './filtered-read';
 
-/** What the client's `subscribeToAll` returns, as far as this wrapper uses it. */
-export interface SubscriptionSource extends AsyncIterable<AllStreamResolvedEvent> {
+/** What the client's `subscribeToAll` returns, as far as this wrapper uses it: events, and how far a filter searched. */
+export interface SubscriptionSource extends AsyncIterable<AllStreamResolvedEvent | SearchedThrough> {
   unsubscribe(): Promise<void>;
   /** The client emits `confirmation` once the server accepted the subscription. */
   once?(event: 'confirmation', listener: () => void): unknown;
@@ -25,7 +26,7 @@ export const DEFAULT_RESUME_POLICY: ResumePolicy = { initialDelayMs: 100, maxDel
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 const CLOSED = Symbol('closed');
-type Received = { result: IteratorResult<AllStreamResolvedEvent> } | { error: Error };
+type Received = { result: IteratorResult<AllStreamResolvedEvent | SearchedThrough> } | { error: Error };
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -35,9 +36,11 @@ function oneLine(text: string): string {
  * The client's catch-up subscription, made to keep the port's promise (every event after the
  * start, in order, no gap, no repeat, until `close()`) across drops: when the server restarts or
  * the network fails, it resubscribes after the last position it delivered, with a backoff, and
- * says it is down meanwhile (`fault`). It also drops system events and anything at or before the
- * last delivered position, and ends a pending `next()` as soon as it is closed (cancelling the
- * gRPC call does not always end the client's stream).
+ * says it is down meanwhile (`fault`). The server filters out the server's and the chain's
+ * streams and says how far it searched; this drops what a stream-name filter cannot (system event
+ * types in other streams, unresolved links) and anything at or before the last delivered
+ * position, and ends a pending `next()` as soon as it is closed (cancelling the gRPC call does
+ * not always end the client's stream).
  *
  * Each wait races the read against a promise made for that wait alone: racing every read
  * against one long-lived promise would leave a reaction, holding the event, on it per read.
@@ -46,7 +49,7 @@ export class ResumingAllSubscription implements AllSubscription {
   /** Why the subscription cannot receive events now, or null while it is up. */
   fault: string | null = null;
   private source: SubscriptionSource;
-  private events: AsyncIterator<AllStreamResolvedEvent>;
+  private events: AsyncIterator<AllStreamResolvedEvent | SearchedThrough>;
   private closed = false;
   private readonly wakeOnClose = new Set<() => void>();
   private failedAttempts = 0;
@@ -71,6 +74,11 @@ export class ResumingAllSubscription implements AllSubscription {
     };
   }
 
+  /** The position a resubscription would start after: the last event delivered, or further, as far as the server's filter searched. */
+  get resumesAfter(): number | undefined {
+    return this.lastDelivered;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -88,7 +96,13 @@ export class ResumingAllSubscription implements AllSubscription {
         continue;
       }
       this.up();
-      const event = toDomainEvent(received.result.value);
+      const value = received.result.value;
+      if ('searchedThrough' in value) {
+        // Nothing up to there is left to deliver: a resubscription starts after it, not back at the last event.
+        this.lastDelivered = Math.max(this.lastDelivered ?? -1, toPositionNumber(value.searchedThrough));
+        continue;
+      }
+      const event = toDomainEvent(value);
       if (event && (this.lastDelivered === undefined || event.position > this.lastDelivered)) {
         this.lastDelivered = event.position;
         return { done: false, value: event };
