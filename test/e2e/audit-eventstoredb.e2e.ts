@@ -107,7 +107,8 @@ describe.each(servers)('the audit chain on EventStoreDB: %s', (_name, start) => 
     const recordedAt = new Date().toISOString();
     const forged = { id: randomUUID(), type: 'PromptChannelPromoted', data: { channel: 'production', toVersion: 1 }, metadata: last.metadata };
     const prevHash: string = last.chain.hash;
-    const hash = eventHash({ ...forged, streamName: last.stream, revision: last.revision + 1, createdAt: recordedAt }, prevHash);
+    const revision = (last.revision as number) + 1;
+    const hash = eventHash({ ...forged, streamName: last.stream, revision, createdAt: recordedAt }, prevHash);
     const client = EventStoreDBClient.connectionString(url);
     try {
       const metadata = { ...forged.metadata, assayChain: { prevHash, hash, recordedAt } };
@@ -121,7 +122,7 @@ describe.each(servers)('the audit chain on EventStoreDB: %s', (_name, start) => 
       ok: false,
       checked: before.length,
       unchained: 0,
-      firstBreak: { position: stored.position, stream: last.stream, revision: last.revision + 1, reason: expect.stringContaining('carries no key') },
+      firstBreak: { position: stored.position, stream: last.stream, revision, reason: expect.stringContaining('carries no key') },
     });
   });
 
