@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { EventStoreDbEventStore } from './eventstoredb-event-store';
 import { ResumingAllSubscription } from './resuming-subscription';
-import { NewEvent, RecordedEvent } from '../event-store.port';
+import { AppendResult, LIVENESS_METADATA_KEY, NewEvent, RecordedEvent, WrongExpectedVersion } from '../event-store.port';
 import { VerifyAuditChainHandler } from '#modules/audit/verify-chain/verify-chain.handler';
 import { VerifyAuditChain } from '#modules/audit/verify-chain/verify-chain.query';
 import { KeyRing } from '#infrastructure/secrets/key-ring';
@@ -118,6 +118,26 @@ describe('the cost of the EventStoreDB adapter', () => {
       unchained: 0,
       firstBreak: null,
     });
+  });
+
+  it('appends an unchained event (a lease renewal) in one round trip at a known revision, and still answers its retry with the original', async () => {
+    const { server, store } = await serverAndStore();
+    const renewal = (): NewEvent => ({ ...orgEvent('acme', 'TrialLeaseRenewed'), metadata: { ...orgEvent('acme').metadata, [LIVENESS_METADATA_KEY]: true } });
+    const first = [renewal()];
+    const second = [renewal()];
+    let created: AppendResult | undefined;
+    expect(await callsDuring(server, async () => (created = await store.append('trial-1', first, 'no_stream')))).toEqual({
+      streamReads: 0,
+      allReads: 0,
+      subscriptions: 0,
+      appends: 1,
+    });
+    const original = await store.append('trial-1', second, 0);
+    // A retry, at the revision it was sent at or as new: answered with the original, reading only after the server refused.
+    expect(await store.append('trial-1', second, 0)).toEqual(original);
+    expect(await store.append('trial-1', first, 'no_stream')).toEqual(created);
+    await expect(store.append('trial-1', [renewal()], 0)).rejects.toBeInstanceOf(WrongExpectedVersion);
+    expect((await store.readStream('trial-1')).map((event) => event.id)).toEqual([first[0].id, second[0].id]);
   });
 
   it('leaves the chain streams on the server: none of their events crosses the wire to $all reads and subscriptions, which go on past them', async () => {

@@ -111,14 +111,19 @@ export class EventStoreDbEventStore implements EventStore {
     // The size is checked first: an append this large was never stored, so it cannot be a retry either.
     this.checkSize(stream, events);
     if (organizationsOf(events).length > 0) return this.chains.append(stream, events, expectedRevision);
-    const earlier = await this.knownIds.earlierAppend(stream, events);
-    if (earlier) return earlier;
+    // At a known revision (or none) the server itself answers a retry of these ids with the
+    // original, or refuses an append that cannot be one: the ids are read only after a refusal.
+    // For `any` and `stream_exists` it keeps no such rule, so they are read first.
+    if (expectedRevision === 'any' || expectedRevision === 'stream_exists') {
+      const earlier = await this.knownIds.earlierAppend(stream, events);
+      if (earlier) return earlier;
+    }
     try {
       const { recognisedRetry: _, ...result } = await this.write(stream, events, expectedRevision);
       return result;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersion)) throw error;
-      // The same ids may have landed since the first look: a concurrent retry of this append.
+      // The same ids may have landed (since the first look, for any): a retry of this append.
       const retried = await this.knownIds.earlierAppend(stream, events);
       if (retried) return retried;
       throw error;
