@@ -10,14 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import type { Projection } from '#infrastructure/processing/projection';
-import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
-import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { analyticsProjection } from '#modules/analytics/analytics.projection';
 import { connectionProjection } from '#modules/connectors/connection.projection';
 import { caseProjection } from '#modules/evals/cases/case.projection';
 import { startBody, waitForBatch } from '../support/evals';
-import { mongoTargets, ownDatabase } from '../support/mongodb-targets';
+import { readStoreTargets } from '../support/mongodb-targets';
 import { INIT_KEY, startInProcess } from '../support/servers';
 import { signal, slowWriteAt, withoutEvolveOne } from './read-store.contract';
 
@@ -117,21 +115,4 @@ function guardSuite(name: string, open: () => Promise<{ store: ReadStore; close(
   });
 }
 
-guardSuite('memory', async () => {
-  const store = new MemoryReadStore();
-  return { store, close: () => store.close() };
-});
-
-for (const target of mongoTargets('The projections write guards')) {
-  guardSuite(target.name, async () => {
-    const database = ownDatabase('guards');
-    const store = await MongoReadStore.connect(target.url(database), database);
-    return {
-      store,
-      close: async () => {
-        await store.dropAll();
-        await store.close();
-      },
-    };
-  });
-}
+for (const { name, open } of readStoreTargets('The projections write guards', 'guards')) guardSuite(name, open);

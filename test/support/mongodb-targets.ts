@@ -4,6 +4,9 @@
  * binary is there. Each says what it lacks, so that a test needing it skips there with the
  * reason printed, and still runs on the other.
  */
+import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
+import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
+import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import { FERRETDB_LACKS, FERRETDB_VERSION, FerretDb, MongoCapability, ferretDbMissing, startFerretDb } from './ferretdb';
 
 export type Lacks = Partial<Record<MongoCapability, string>>;
@@ -86,4 +89,33 @@ export function itNeeding(lacks: Lacks | undefined, ...capabilities: MongoCapabi
     told.add(reason);
     it.skip(`${title} (skipped: ${reason})`, () => undefined);
   };
+}
+
+/** A read store a suite opened, and how to end it (a MongoDB one drops its database). */
+export interface OpenReadStore {
+  store: ReadStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The read stores a suite runs on: memory, and each MongoDB target (mongoTargets), there in a
+ * database of its own (named after `label`) that `close` drops. Call it at the top of a spec file.
+ */
+export function readStoreTargets(what: string, label: string): Array<{ name: string; open: () => Promise<OpenReadStore> }> {
+  const memory = async (): Promise<OpenReadStore> => {
+    const store = new MemoryReadStore();
+    return { store, close: () => store.close() };
+  };
+  const mongo = (target: MongoTarget) => async (): Promise<OpenReadStore> => {
+    const database = ownDatabase(label);
+    const store = await MongoReadStore.connect(target.url(database), database);
+    return {
+      store,
+      close: async () => {
+        await store.dropAll();
+        await store.close();
+      },
+    };
+  };
+  return [{ name: 'memory', open: memory }, ...mongoTargets(what).map((target) => ({ name: target.name, open: mongo(target) }))];
 }

@@ -7,12 +7,11 @@
 import type { EventStore, RecordedEvent } from '#infrastructure/event-store/event-store.port';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
 import { ProjectionRunner } from '#infrastructure/processing/projection-runner';
-import { MemoryReadStore } from '#infrastructure/read-store/memory/memory-read-store';
-import { MongoReadStore } from '#infrastructure/read-store/mongodb/mongodb-read-store';
 import type { ReadStore } from '#infrastructure/read-store/read-store.port';
 import type { EvalCase, VariantDefinition } from '#shared/eval-definitions';
 import { counting } from '../../../test/contract/read-store-costs.contract';
-import { mongoTargets, ownDatabase } from '../../../test/support/mongodb-targets';
+import { plainCase } from '../../../test/support/eval-case';
+import { readStoreTargets } from '../../../test/support/mongodb-targets';
 import { allProjections } from '../../projections';
 import type { BatchStarted, PlannedRun } from './batches/batch.events';
 import { BATCHES } from './batches/batch.projection';
@@ -24,20 +23,7 @@ import { RUNS } from './runs/run.projection';
 
 const ORG = 'acme';
 const VARIANT: VariantDefinition = { harness: 'command', model: 'm', profile: { run: 'true' }, sandbox: null, credentials: null };
-const CASE: EvalCase = {
-  id: 'c1',
-  name: 'Case',
-  cache: null,
-  maxTurns: null,
-  timeoutMs: null,
-  user: null,
-  prepare: null,
-  source: null,
-  tags: [],
-  variables: {},
-  validator: null,
-  verify: 'true',
-};
+const CASE: EvalCase = plainCase({ id: 'c1', name: 'Case' });
 
 function run(runId: string, variantId: string): PlannedRun {
   const setup = { prepare: null, prompt: 'p', source: { kind: 'empty' as const }, validator: null, verify: 'true', validatorFiles: [] };
@@ -149,21 +135,4 @@ function totalsSuite(name: string, open: () => Promise<{ store: ReadStore; close
   });
 }
 
-totalsSuite('memory', async () => {
-  const store = new MemoryReadStore();
-  return { store, close: () => store.close() };
-});
-
-for (const target of mongoTargets('The list totals')) {
-  totalsSuite(target.name, async () => {
-    const database = ownDatabase('totals');
-    const store = await MongoReadStore.connect(target.url(database), database);
-    return {
-      store,
-      close: async () => {
-        await store.dropAll();
-        await store.close();
-      },
-    };
-  });
-}
+for (const { name, open } of readStoreTargets('The list totals', 'totals')) totalsSuite(name, open);

@@ -14,6 +14,7 @@ import { KeyRing } from '../../secrets/key-ring';
 import { tempDir } from '../../../../test/support/temp-dirs';
 import { NewEvent, WrongExpectedVersion } from '../event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
+import type { EventRow } from './sqlite-rows';
 
 const masterKey = randomBytes(32);
 const chainKey = deriveChainKey(masterKey);
@@ -37,15 +38,7 @@ function withFile(file: string, change: (db: Database.Database) => void): void {
   }
 }
 
-interface Row {
-  position: number;
-  id: string;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  created_at: string;
+interface Row extends EventRow {
   hash: string;
 }
 
