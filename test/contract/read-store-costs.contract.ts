@@ -160,5 +160,39 @@ export function readStoreCostsContract(adapterName: string, open: () => Promise<
         await log.close();
       }
     }, 180_000);
+
+    it('a first catch-up into a store nobody projected into is batched; once it has checkpoints, each write goes alone', async () => {
+      const dir = tempDir('assay-fresh-catch-up-');
+      const log = new SqliteEventStore(path.join(dir, 'events.sqlite'));
+      const metadata = (index: number) => ({ organization: 'acme', actor: 'contract', correlationId: `c${index}`, causationId: `c${index}` });
+      const write = (index: number, note: string) =>
+        log.append(`note-${index}`, [{ id: randomUUID(), type: 'NoteWritten', data: { note }, metadata: metadata(index) }], 'no_stream');
+      try {
+        for (let index = 0; index < 40; index++) await write(index, `n${index % 30}`);
+        const collection = unique('fresh');
+        const catchUp = async () => {
+          const calls = new Map<string, number>();
+          const runner = new ProjectionRunner(
+            log,
+            counting(withoutEvolveOne(opened.store), calls),
+            [noteProjection(collection)],
+            new JsonLogger('silent'),
+            `costs/${collection}`,
+          );
+          await runner.start();
+          await runner.stop();
+          return [calls.get('bulkWrite') ?? 0, (calls.get('insertOne') ?? 0) + (calls.get('replaceOne') ?? 0)];
+        };
+        // Empty, no checkpoint: one bulk for the 30 notes, none on a round trip of its own.
+        expect(await catchUp()).toEqual([1, 0]);
+        const times = Object.fromEntries((await documents(opened.store, collection)).map((note) => [note._id, note.times]));
+        expect(times).toEqual(Object.fromEntries(Array.from({ length: 30 }, (_, note) => [`n${note}`, note < 10 ? 2 : 1])));
+        // Its checkpoint stored: a later start shares the collection with whoever wrote it, so it writes one document at a time.
+        await write(40, 'n40');
+        expect(await catchUp()).toEqual([0, 1]);
+      } finally {
+        await log.close();
+      }
+    }, 180_000);
   });
 }

@@ -31,6 +31,8 @@ export interface ProjectionRunnerOptions {
   /**
    * While catching up, hold the projections' guarded writes and send them in ordered bulks
    * (batched-replay.ts): for a replay into collections no other projector writes (a rebuild's).
+   * Without it, a first catch-up into a store that has no checkpoint and whose collections are
+   * all empty (a new MongoDB database for an existing log) is batched too.
    */
   batchedCatchUp?: boolean;
 }
@@ -63,7 +65,8 @@ export class ProjectionRunner {
   /** Counts starts and pauses, so that a start overtaken by a pause does not subscribe. */
   private starts = 0;
   /** Where the catch-up's writes are held (batchedCatchUp), the head it catches up to, and the position its sent writes reflect. */
-  private readonly replay: BatchedReplayStore | null;
+  private replay: BatchedReplayStore | null = null;
+  private readonly batchedCatchUp: boolean;
   private catchUpHead = -1;
   private replayed = -1;
 
@@ -75,7 +78,7 @@ export class ProjectionRunner {
     private readonly checkpointId = 'projections',
     options: ProjectionRunnerOptions = {},
   ) {
-    this.replay = options.batchedCatchUp === true ? new BatchedReplayStore(readStore) : null;
+    this.batchedCatchUp = options.batchedCatchUp === true;
     for (const projection of projections) {
       const entry = { projection, applied: 0, from: -1 };
       this.byName.set(projection.name, entry);
@@ -144,6 +147,7 @@ export class ProjectionRunner {
     await this.ensureIndexes();
     this.processed = await this.readCheckpoints();
     this.checkpointed = this.processed;
+    if (!this.caughtUp && this.replay === null && (this.batchedCatchUp || (await this.freshStore()))) this.replay = new BatchedReplayStore(this.readStore);
     const head = await this.eventStore.headPosition();
     this.catchUpHead = head;
     if (attempt !== this.starts) return;
@@ -173,6 +177,23 @@ export class ProjectionRunner {
       lowest = Math.min(lowest, entry.from);
     }
     return lowest;
+  }
+
+  /**
+   * No projection has a checkpoint and every collection is empty, in a store whose writes go on
+   * round trips (not the in-memory one, which applies each event in one step): nobody projected
+   * into it, so its first catch-up is a replay into collections of its own (batched-replay.ts).
+   * A lapsed owner writing into it meanwhile makes a bulk fail, and the catch-up stop.
+   */
+  private async freshStore(): Promise<boolean> {
+    if ([...this.byName.values()].some((entry) => entry.from !== -1)) return false;
+    for (const projection of this.projections) {
+      for (const name of Object.keys(projection.collections)) {
+        const collection = this.readStore.collection(name);
+        if (collection.evolveOne || (await collection.findOne({})) !== null) return false;
+      }
+    }
+    return this.projections.length > 0;
   }
 
   /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
