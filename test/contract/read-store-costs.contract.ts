@@ -19,9 +19,9 @@ import { OpenedReadStore, signal, slowWriteAt, withoutEvolveOne } from './read-s
 const unique = (label: string) => `costs_${label}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
 
 /** Notes written and erased: a note's document goes when it is erased, and comes back when written again. */
-function noteProjection(collection: string): Projection {
+function noteProjection(collection: string, name = 'notes'): Projection {
   return documentProjection<Document & { text: string; times: number }>({
-    name: 'notes',
+    name,
     collection,
     eventTypes: ['NoteWritten', 'NoteErased'],
     documentId: (event) => (event.data as { note: string }).note,
@@ -161,7 +161,7 @@ export function readStoreCostsContract(adapterName: string, open: () => Promise<
       }
     }, 180_000);
 
-    it('a first catch-up into a store nobody projected into is batched; once it has checkpoints, each write goes alone', async () => {
+    it('a first catch-up into collections nobody projected into is batched, also for a projection an upgrade adds; once checkpointed, each write goes alone', async () => {
       const dir = tempDir('assay-fresh-catch-up-');
       const log = new SqliteEventStore(path.join(dir, 'events.sqlite'));
       const metadata = (index: number) => ({ organization: 'acme', actor: 'contract', correlationId: `c${index}`, causationId: `c${index}` });
@@ -170,15 +170,10 @@ export function readStoreCostsContract(adapterName: string, open: () => Promise<
       try {
         for (let index = 0; index < 40; index++) await write(index, `n${index % 30}`);
         const collection = unique('fresh');
-        const catchUp = async () => {
+        const catchUp = async (projections = [noteProjection(collection)]) => {
           const calls = new Map<string, number>();
-          const runner = new ProjectionRunner(
-            log,
-            counting(withoutEvolveOne(opened.store), calls),
-            [noteProjection(collection)],
-            new JsonLogger('silent'),
-            `costs/${collection}`,
-          );
+          const store = counting(withoutEvolveOne(opened.store), calls);
+          const runner = new ProjectionRunner(log, store, projections, new JsonLogger('silent'), `costs/${collection}`);
           await runner.start();
           await runner.stop();
           return [calls.get('bulkWrite') ?? 0, (calls.get('insertOne') ?? 0) + (calls.get('replaceOne') ?? 0)];
@@ -190,6 +185,10 @@ export function readStoreCostsContract(adapterName: string, open: () => Promise<
         // Its checkpoint stored: a later start shares the collection with whoever wrote it, so it writes one document at a time.
         await write(40, 'n40');
         expect(await catchUp()).toEqual([0, 1]);
+        // An upgrade adds a projection with a collection of its own: its replay goes in one bulk, the other has nothing new.
+        const added = unique('added');
+        expect(await catchUp([noteProjection(collection), noteProjection(added, 'notes-added')])).toEqual([1, 0]);
+        expect(await documents(opened.store, added)).toHaveLength(31);
       } finally {
         await log.close();
       }

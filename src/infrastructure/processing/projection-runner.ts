@@ -20,6 +20,8 @@ interface ProjectionEntry {
   applied: number;
   /** Events at or before this position were applied before this start: they are not delivered again. */
   from: number;
+  /** Its catch-up's writes go through the batched replay (batched-replay.ts). */
+  batched: boolean;
 }
 
 type Checkpoint = {
@@ -31,8 +33,8 @@ export interface ProjectionRunnerOptions {
   /**
    * While catching up, hold the projections' guarded writes and send them in ordered bulks
    * (batched-replay.ts): for a replay into collections no other projector writes (a rebuild's).
-   * Without it, a first catch-up into a store that has no checkpoint and whose collections are
-   * all empty (a new MongoDB database for an existing log) is batched too.
+   * Without it, the first catch-up of a projection that has no checkpoint and whose collections
+   * are empty and its own (a new MongoDB database, or a projection an upgrade added) is batched.
    */
   batchedCatchUp?: boolean;
 }
@@ -80,7 +82,7 @@ export class ProjectionRunner {
   ) {
     this.batchedCatchUp = options.batchedCatchUp === true;
     for (const projection of projections) {
-      const entry = { projection, applied: 0, from: -1 };
+      const entry = { projection, applied: 0, from: -1, batched: false };
       this.byName.set(projection.name, entry);
       for (const type of projection.eventTypes) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), entry]);
@@ -147,7 +149,7 @@ export class ProjectionRunner {
     await this.ensureIndexes();
     this.processed = await this.readCheckpoints();
     this.checkpointed = this.processed;
-    if (!this.caughtUp && this.replay === null && (this.batchedCatchUp || (await this.freshStore()))) this.replay = new BatchedReplayStore(this.readStore);
+    if (!this.caughtUp && this.replay === null && (await this.batchFreshProjections())) this.replay = new BatchedReplayStore(this.readStore);
     const head = await this.eventStore.headPosition();
     this.catchUpHead = head;
     if (attempt !== this.starts) return;
@@ -180,20 +182,29 @@ export class ProjectionRunner {
   }
 
   /**
-   * No projection has a checkpoint and every collection is empty, in a store whose writes go on
-   * round trips (not the in-memory one, which applies each event in one step): nobody projected
-   * into it, so its first catch-up is a replay into collections of its own (batched-replay.ts).
-   * A lapsed owner writing into it meanwhile makes a bulk fail, and the catch-up stop.
+   * Marks the projections whose catch-up is a replay into collections of their own: each has no
+   * checkpoint, and its collections are empty and written by no projection that has one (nobody
+   * projected into them), in a store whose writes go on round trips (not the in-memory one, which
+   * applies each event in one step). With batchedCatchUp, every projection. A lapsed owner writing
+   * into them meanwhile makes a bulk fail, and the catch-up stop. True when any is marked.
    */
-  private async freshStore(): Promise<boolean> {
-    if ([...this.byName.values()].some((entry) => entry.from !== -1)) return false;
-    for (const projection of this.projections) {
-      for (const name of Object.keys(projection.collections)) {
+  private async batchFreshProjections(): Promise<boolean> {
+    const entries = [...this.byName.values()];
+    if (this.batchedCatchUp) {
+      for (const entry of entries) entry.batched = true;
+      return entries.length > 0;
+    }
+    const collectionsOf = (entry: ProjectionEntry) => Object.keys(entry.projection.collections);
+    const written = new Set(entries.filter((entry) => entry.from !== -1).flatMap(collectionsOf));
+    for (const entry of entries) {
+      if (entry.from !== -1 || collectionsOf(entry).some((name) => written.has(name))) continue;
+      entry.batched = true;
+      for (const name of collectionsOf(entry)) {
         const collection = this.readStore.collection(name);
-        if (collection.evolveOne || (await collection.findOne({})) !== null) return false;
+        if (collection.evolveOne || (await collection.findOne({})) !== null) entry.batched = false;
       }
     }
-    return this.projections.length > 0;
+    return entries.some((entry) => entry.batched);
   }
 
   /** Resolves true once the read models reflect `position`, false after `timeoutMs`. */
@@ -216,9 +227,9 @@ export class ProjectionRunner {
     this.waiters.reached(position);
   }
 
-  /** The store the projections write: the batched one while a batched catch-up lasts. */
-  private get projectingInto(): ReadStore {
-    return this.replay && !this.caughtUp ? this.replay : this.readStore;
+  /** The store a projection writes: the batched one while its batched catch-up lasts. */
+  private storeFor(entry: ProjectionEntry): ReadStore {
+    return this.replay && entry.batched && !this.caughtUp ? this.replay : this.readStore;
   }
 
   async stop(): Promise<void> {
@@ -305,7 +316,7 @@ export class ProjectionRunner {
         if (event.position <= entry.from) continue;
         let applying: Promise<void> | void;
         try {
-          applying = entry.projection.project(event, this.projectingInto);
+          applying = entry.projection.project(event, this.storeFor(entry));
         } catch (error) {
           this.inEvent = false;
           throw error;
@@ -325,7 +336,7 @@ export class ProjectionRunner {
       entries[index].applied += 1;
       for (const entry of entries.slice(index + 1)) {
         if (event.position <= entry.from) continue;
-        await entry.projection.project(event, this.projectingInto);
+        await entry.projection.project(event, this.storeFor(entry));
         entry.applied += 1;
       }
     } finally {
