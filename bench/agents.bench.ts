@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENT_DRIVERS, AgentInstaller, detectDefaultSandbox } from '#trial-runner';
-import type { AgentName, ProviderProtocol } from '#trial-runner';
-import { TEST_AGENTS_DIR, workspaceTask } from '../test/support/agents';
+import type { AgentName } from '#trial-runner';
+import { AgentUnderTest, agentServerConfig, CI_AGENTS, TEST_AGENTS_DIR, workspaceTask } from '../test/support/agents';
 import { FakeProvider, startFakeProvider } from '../test/support/fake-provider';
 import { runBareAgent, SocketRelay } from './support/bare-agent';
 import { BenchServer, startBenchServer } from './support/child-server';
@@ -26,37 +26,8 @@ const INSTALL_TIMEOUT_MS = 600_000;
 /** The agent whose install is timed: the quickest to install. */
 const INSTALLED_ONCE: AgentName = 'pi';
 
-interface AgentUnderTest {
-  agent: AgentName;
-  kind: string;
-  provider: string;
-  protocol: ProviderProtocol;
-  model: string;
-}
-
-/** The agents CI installs and runs, each on a harness kind of its own and a provider of the protocol it speaks (as in test/e2e/agent-drivers.e2e.ts). */
-const AGENTS: AgentUnderTest[] = [
-  { agent: 'claude-code', kind: 'harness_kind_1', provider: 'anthropic', protocol: 'anthropic', model: 'claude-sonnet-4-5' },
-  { agent: 'codex', kind: 'harness_kind_2', provider: 'responses', protocol: 'openai-responses', model: 'gpt-5.1-codex' },
-  { agent: 'gemini-cli', kind: 'harness_kind_3', provider: 'gemini', protocol: 'gemini', model: 'gemini-2.5-flash' },
-  { agent: 'opencode', kind: 'harness_kind_4', provider: 'chat', protocol: 'openai-compatible', model: 'fake-model' },
-  { agent: 'qwen-code', kind: 'harness_kind_5', provider: 'chat', protocol: 'openai-compatible', model: 'fake-model' },
-  { agent: 'pi', kind: 'harness_kind_6', provider: 'anthropic', protocol: 'anthropic', model: 'fake-model' },
-];
-
-function serverConfig(fake: FakeProvider, agents: readonly AgentUnderTest[]): string[] {
-  return [
-    'sandboxes:',
-    '  sandbox_kind_1: { driver: bubblewrap, network: false }',
-    'providers:',
-    `  anthropic: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  responses: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  gemini: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  chat: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    'harnesses:',
-    ...agents.map(({ agent, kind, provider }) => `  ${kind}: { agent: ${agent}, provider: ${provider} }`),
-  ];
-}
+/** The agents CI installs and runs (test/e2e/agent-drivers.e2e.ts runs the same). */
+const AGENTS = CI_AGENTS;
 
 /** What npm needs to install from a registry behind a proxy (the server passes only these to npm). */
 function npmEnv(): Record<string, string> {
@@ -160,7 +131,7 @@ async function installRows(progress: Progress, fake: FakeProvider, installedMs: 
   const agent = AGENTS.find((candidate) => candidate.agent === INSTALLED_ONCE)!;
   const agentsDir = tempDir('agents-install');
   const env = { ...npmEnv(), ASSAY_AGENTS_DIR: agentsDir.dir, FAKE_PROVIDER_KEY: FAKE_KEY };
-  const server = await startBenchServer({ driver: 'bubblewrap', parallel: 1, config: serverConfig(fake, [agent]), env });
+  const server = await startBenchServer({ driver: 'bubblewrap', parallel: 1, config: agentServerConfig(fake, [agent]), env });
   try {
     progress.log(`${agent.agent}: first trial with an empty agents directory (installs ${AGENT_DRIVERS[agent.agent].packageName})`);
     let first: AssayTrial;
@@ -205,7 +176,7 @@ export const agentsSuite: Suite = {
     try {
       const agents = AGENTS.filter(({ agent }) => dirs.has(agent));
       const env = { ASSAY_AGENTS_DIR: TEST_AGENTS_DIR, FAKE_PROVIDER_KEY: FAKE_KEY };
-      const server = await startBenchServer({ driver: 'bubblewrap', parallel: 1, config: serverConfig(fake, agents), env });
+      const server = await startBenchServer({ driver: 'bubblewrap', parallel: 1, config: agentServerConfig(fake, agents), env });
       try {
         for (const agent of agents) rows.push(...(await agentRows(progress, { server, relay, fakePort }, agent, dirs.get(agent.agent)!)));
       } finally {

@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import type { SandboxDriverName } from '#trial-runner';
 import { tempDir } from './sqlite-log';
+import { freePort } from '../../test/support/ports';
 
 export const BENCH_KEY = 'assay_bench_throughput_key_0123456789';
 /** The compiled CLI next to this file in dist-bench (bench/support → src/cli.js). */
@@ -39,17 +39,6 @@ export interface BenchServerOptions {
   config?: readonly string[];
   /** Variables added to its environment (ASSAY_AGENTS_DIR, a provider's key). */
   env?: Record<string, string>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** CPU ms of one process: its own user and kernel time, and its waited-for children's (fields 14 to 17 of /proc/<pid>/stat). */

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENT_DRIVERS } from '#trial-runner';
 import type { AgentName } from '#trial-runner';
-import { installForTest, TEST_AGENTS_DIR, workspaceTask } from '../support/agents';
+import { AgentUnderTest, agentServerConfig, CI_AGENTS, installForTest, TEST_AGENTS_DIR, workspaceTask } from '../support/agents';
 import { endsWithToolResult } from '../support/fake-agent-model';
 import { describeWithBubblewrap } from '../support/bubblewrap';
 import { probeNeedle, SANDBOX_PROBE } from '../support/sandbox-probe';
@@ -12,28 +12,11 @@ import { ChildServer, INIT_KEY, startChild, tempDir } from '../support/servers';
 
 const REAL_KEY = 'sk-real-agent-provider-key-4b3c2d1e';
 
-interface AgentUnderTest {
-  agent: AgentName;
-  kind: string;
-  provider: string;
-  model: string;
-}
-
-/** The agents CI installs and runs every time, each on a harness kind of its own, with a provider of the protocol it speaks. */
-const CI_AGENTS: AgentUnderTest[] = [
-  { agent: 'claude-code', kind: 'harness_kind_1', provider: 'anthropic', model: 'claude-sonnet-4-5' },
-  { agent: 'codex', kind: 'harness_kind_2', provider: 'responses', model: 'gpt-5.1-codex' },
-  { agent: 'gemini-cli', kind: 'harness_kind_3', provider: 'gemini', model: 'gemini-2.5-flash' },
-  { agent: 'opencode', kind: 'harness_kind_4', provider: 'chat', model: 'fake-model' },
-  { agent: 'qwen-code', kind: 'harness_kind_5', provider: 'chat', model: 'fake-model' },
-  { agent: 'pi', kind: 'harness_kind_6', provider: 'anthropic', model: 'fake-model' },
-];
-
 /** The agents tested only when ASSAY_TEST_ALL_AGENTS=1 (installed on demand). */
 const MORE_AGENTS: AgentUnderTest[] = [
-  { agent: 'copilot', kind: 'harness_kind_1', provider: 'chat', model: 'gpt-4.1' },
-  { agent: 'cline', kind: 'harness_kind_2', provider: 'chat', model: 'fake-model' },
-  { agent: 'continue', kind: 'harness_kind_3', provider: 'chat', model: 'fake-model' },
+  { agent: 'copilot', kind: 'harness_kind_1', provider: 'chat', protocol: 'openai-compatible', model: 'gpt-4.1' },
+  { agent: 'cline', kind: 'harness_kind_2', provider: 'chat', protocol: 'openai-compatible', model: 'fake-model' },
+  { agent: 'continue', kind: 'harness_kind_3', provider: 'chat', protocol: 'openai-compatible', model: 'fake-model' },
 ];
 
 /** The variable holding the gateway's URL in each agent's environment (the probe checks it answers). */
@@ -57,18 +40,7 @@ const SILENT_ABOUT_TOOLS: AgentName[] = ['cline', 'continue'];
 
 function config(fake: FakeProvider, agents: AgentUnderTest[]): string {
   const file = path.join(tempDir(), 'assay.yaml');
-  const lines = [
-    'sandboxes:',
-    '  sandbox_kind_1: { driver: bubblewrap, network: false }',
-    'providers:',
-    `  anthropic: { protocol: anthropic, baseURL: "${fake.anthropicURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  responses: { protocol: openai-responses, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  gemini: { protocol: gemini, baseURL: "${fake.geminiURL}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    `  chat: { protocol: openai-compatible, baseURL: "${fake.url}", apiKeyEnv: FAKE_PROVIDER_KEY }`,
-    'harnesses:',
-    ...agents.map(({ agent, kind, provider }) => `  ${kind}: { agent: ${agent}, provider: ${provider} }`),
-    '',
-  ];
+  const lines = [...agentServerConfig(fake, agents), ''];
   fs.writeFileSync(file, lines.join('\n'));
   return file;
 }

@@ -14,6 +14,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { tempDir } from './temp-dirs';
+import { freePort } from './ports';
 
 export const FERRETDB_VERSION = 'v1.24.2';
 const START_TIMEOUT_MS = 20_000;
@@ -58,17 +59,6 @@ export interface FerretDb {
   /** Its SQLite files' directory (removed when the test file ends). */
   dir: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accepting(port: number): Promise<boolean> {

@@ -1,6 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { JsonLogger } from '#infrastructure/logging/json-logger';
@@ -10,6 +9,9 @@ import { ensureOrganization } from '#modules/auth/organizations/organization';
 import type { Permission } from '#shared/permissions';
 import { ApiClient } from './http-client';
 import { tempDir } from './temp-dirs';
+import { freePort } from './ports';
+
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -17,17 +19,6 @@ export const CLI = path.join(ROOT, 'dist', 'cli.js');
 export const TEST_CONSENT_CONFIG = path.join(__dirname, 'test-consent.yaml');
 
 export { tempDir } from './temp-dirs';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Captured log lines of an in-process server. */
 export class LogCapture {

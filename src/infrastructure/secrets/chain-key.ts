@@ -76,7 +76,8 @@ export async function keepChainKeys(eventStore: EventStore, organization: string
   const fromId = masterKeyId(from);
   const toId = masterKeyId(to);
   const { records, revision } = await keptRecords(eventStore, organization);
-  const keys = new Map<string, Buffer>([[deriveChainKey(from).id, deriveChainKey(from).key]]);
+  const outgoing = deriveChainKey(from);
+  const keys = new Map<string, Buffer>([[outgoing.id, outgoing.key]]);
   for (const record of records) {
     if (record.masterKeyId !== fromId || keys.has(record.keyId)) continue;
     keys.set(record.keyId, openBytes(from, Buffer.from(record.wrappedKey, 'base64url'), chainKeyBinding(organization, record.keyId)));
