@@ -137,6 +137,12 @@ trials: 3
     const noBatch = await cli.run(['--retry-void', 'bat_0000000000000000000000000000']);
     expect(noBatch.code).toBe(2);
     expect(noBatch.stderr).toContain('--retry-void: this organization has no batch bat_0000000000000000000000000000.');
+    // An id the API refuses (empty, or over its bound) is the user's to fix, as an unknown one.
+    for (const id of ['', 'b'.repeat(201)]) {
+      const refused = await cli.run(['--retry-void', id]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^--retry-void: evals\.batches\.get answered 400/);
+    }
     expect(await batchCount()).toBe(before);
   });
 
